@@ -1,0 +1,5 @@
+import sys
+
+from .book.cli import main
+
+sys.exit(main())

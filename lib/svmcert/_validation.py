@@ -1,0 +1,115 @@
+"""Input validation shared by every public function (scikit-learn style: check at the boundary).
+
+Every failure raises :class:`ValueError` whose message names the argument and says what was
+expected and what was found.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_matrix",
+    "check_labels",
+    "check_X_y",
+    "check_positive",
+    "check_sign",
+    "check_alpha",
+    "check_vector",
+]
+
+
+def _as_float_array(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # pragma: no cover - exotic inputs
+        raise ValueError(f"{name}: expected an array of numbers, got {type(value).__name__}") from exc
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.bool_)
+    ):
+        raise ValueError(f"{name}: expected numeric values, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise ValueError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
+    return arr
+
+
+def check_matrix(X, name: str = "X") -> np.ndarray:
+    """Return ``X`` as a finite float64 matrix of shape (n, d) with n, d >= 1."""
+    arr = _as_float_array(X, name)
+    if arr.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D array of shape (n_samples, n_features), got {arr.ndim}-D")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name}: expected at least one row and one column, got shape {arr.shape}")
+    return arr
+
+
+def check_vector(v, name: str, length: int | None = None) -> np.ndarray:
+    """Return ``v`` as a finite float64 vector, optionally of a given length."""
+    arr = _as_float_array(v, name)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name}: expected length {length}, got length {arr.shape[0]}")
+    return arr
+
+
+def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
+    """Return labels as float64 in {-1, +1}."""
+    arr = check_vector(y, name, n)
+    bad = ~np.isin(arr, (-1.0, 1.0))
+    if bad.any():
+        found = np.unique(arr[bad])[:5]
+        raise ValueError(f"{name}: expected labels in {{-1, +1}}, found {found.tolist()}")
+    return arr
+
+
+def check_X_y(X, y):
+    """Validate a design matrix (n, d) and matching labels in {-1, +1}."""
+    X = check_matrix(X, "X")
+    y = check_labels(y, X.shape[0], "y")
+    return X, y
+
+
+def check_positive(value, name: str) -> float:
+    """Return ``value`` as a float, requiring a finite real number > 0."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a positive real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name}: expected a finite number > 0, got {value!r}")
+    return value
+
+
+def check_sign(sign, d: int, name: str = "sign") -> np.ndarray:
+    """Return the sign-constraint vector as float64 of length d with entries in {-1, 0, +1}.
+
+    ``None`` means no constraint (all zeros).
+    """
+    if sign is None:
+        return np.zeros(d)
+    arr = check_vector(sign, name, d)
+    bad = ~np.isin(arr, (-1.0, 0.0, 1.0))
+    if bad.any():
+        raise ValueError(
+            f"{name}: expected entries in {{-1, 0, +1}} (+1: w_h >= 0, -1: w_h <= 0, 0: free), "
+            f"found {np.unique(arr[bad])[:5].tolist()}"
+        )
+    return arr
+
+
+def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
+    """Return dual variables as float64 of length n, each in the cube [0, 1]."""
+    arr = check_vector(alpha, name, n)
+    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
+        raise ValueError(
+            f"{name}: expected every entry in [0, 1], found range [{arr.min():g}, {arr.max():g}]"
+        )
+    return arr

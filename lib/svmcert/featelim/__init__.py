@@ -1,0 +1,1 @@
+"""Part III: SVM feature elimination (Aksu). Not yet implemented."""

@@ -1,0 +1,1 @@
+"""Part II: distributionally robust safe sample screening (Hanada et al.). Not yet implemented."""

@@ -1,0 +1,107 @@
+"""The sign-constrained SVM: feasible set, primal and dual objectives (Tajima et al., eqs. 3-9).
+
+Conventions (DESIGN.md): ``X`` is (n, d) with samples as rows and ``y`` holds +-1; the paper's
+d x n matrix with columns y_i x_i is ``(y[:, None] * X).T`` here. ``sign`` has entries in
+{-1, 0, +1}: +1 asks w_h >= 0, -1 asks w_h <= 0, 0 leaves w_h free. The paper only treats
+{0, +1} (it flips features to turn <= 0 into >= 0); allowing -1 directly is equivalent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_alpha, check_positive, check_sign, check_vector, check_X_y
+
+__all__ = [
+    "project_sign",
+    "primal_objective",
+    "dual_objective",
+    "weights_from_dual",
+    "dual_gradient",
+    "margins",
+]
+
+
+def _project(v: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    # Coordinates whose sign disagrees with the constraint are clipped to 0 (eq. 7).
+    return np.where(sign * v < 0.0, 0.0, v)
+
+
+def project_sign(v, sign=None) -> np.ndarray:
+    """Euclidean projection onto S = {w : sign_h * w_h >= 0 for every h} (eq. 7).
+
+    Parameters
+    ----------
+    v : array of shape (d,)
+    sign : array of shape (d,) with entries in {-1, 0, +1}, optional (default: all free).
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        ``v`` with the coordinates that violate their constraint set to zero. For the paper's
+        sigma in {0, 1} this is eq. (7), omega + max(0, -sigma * omega).
+    """
+    v = check_vector(v, "v")
+    sign = check_sign(sign, v.shape[0])
+    return _project(v, sign)
+
+
+def _hinge_mean(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(np.maximum(0.0, 1.0 - y * (X @ w))))
+
+
+def primal_objective(w, X, y, lam) -> float:
+    """P(w) = lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>)  (eq. 5)."""
+    X, y = check_X_y(X, y)
+    w = check_vector(w, "w", X.shape[1])
+    lam = check_positive(lam, "lam")
+    return 0.5 * lam * float(w @ w) + _hinge_mean(w, X, y)
+
+
+def _omega(alpha: np.ndarray, X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    # The unprojected vector X alpha / (lam n) in the paper's notation (X with columns y_i x_i).
+    return X.T @ (y * alpha) / (lam * X.shape[0])
+
+
+def _weights(alpha, X, y, lam, sign):
+    return _project(_omega(alpha, X, y, lam), sign)
+
+
+def _validate_dual_args(alpha, X, y, lam, sign):
+    X, y = check_X_y(X, y)
+    alpha = check_alpha(alpha, X.shape[0])
+    lam = check_positive(lam, "lam")
+    sign = check_sign(sign, X.shape[1])
+    return alpha, X, y, lam, sign
+
+
+def weights_from_dual(alpha, X, y, lam, sign=None) -> np.ndarray:
+    """w(alpha) = Pi_S(X alpha / (lam n)), the primal point attached to alpha (eq. 9)."""
+    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
+    return _weights(alpha, X, y, lam, sign)
+
+
+def dual_objective(alpha, X, y, lam, sign=None) -> float:
+    """D(alpha) = -lam/2 ||w(alpha)||^2 + (1/n) <1, alpha>  (eq. 9)."""
+    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
+    w = _weights(alpha, X, y, lam, sign)
+    return -0.5 * lam * float(w @ w) + float(alpha.sum()) / X.shape[0]
+
+
+def margins(w, X, y) -> np.ndarray:
+    """z_i = y_i <x_i, w>, the quantity thresholded by eq. (14)."""
+    X, y = check_X_y(X, y)
+    w = check_vector(w, "w", X.shape[1])
+    return y * (X @ w)
+
+
+def dual_gradient(alpha, X, y, lam, sign=None) -> np.ndarray:
+    """Gradient of D at alpha: g_i = (1 - y_i <w(alpha), x_i>) / n  (eq. 30).
+
+    D is differentiable although Pi_S is not: (1/2)||Pi_S(v)||^2 has gradient Pi_S(v) because S
+    is a closed convex cone (Moreau decomposition), so the chain rule through omega = X alpha/(lam n)
+    gives lam * (X^T Pi_S(omega)) / (lam n) for the quadratic term.
+    """
+    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
+    w = _weights(alpha, X, y, lam, sign)
+    return (1.0 - y * (X @ w)) / X.shape[0]
