@@ -33,7 +33,9 @@ def _as_float_array(value, name: str) -> np.ndarray:
     if np.iscomplexobj(arr):
         raise ValueError(f"{name}: expected real numbers, got complex dtype {arr.dtype}")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    # A finite sum proves every entry finite (NaN and inf propagate) without an n*d temporary;
+    # only when the sum is not finite (bad entries, or overflow of huge finite ones) look closer.
+    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
     return arr

@@ -169,9 +169,10 @@ def _report(outcome: ChapterOutcome, index: int, total: int, stream) -> None:
 
 
 def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_parallel: int = 1,
-                 keep_going: bool = False, parameters: dict | None = None, stream=sys.stdout) -> int:
+                 keep_going: bool = False, parameters: dict | None = None, stream=None) -> int:
     """Run chapters (aggregating appendix notebooks after the others); return the exit status."""
     root = project_root()
+    stream = sys.stdout if stream is None else stream
     parameters = dict(parameters or {})
     phases = [[j for j in jobs if not j.aggregate], [j for j in jobs if j.aggregate]]
     total, done, failed = len(jobs), 0, []
