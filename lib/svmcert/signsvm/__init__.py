@@ -19,3 +19,9 @@ __all__ = [
     "margins",
     "lp_step",
 ]
+
+from .frank_wolfe import ConvergenceWarning, SolverResult, frank_wolfe  # noqa: E402
+from .line_search import LineSearch, line_search, line_search_pieces_quadratic  # noqa: E402
+
+__all__ += ["line_search", "line_search_pieces_quadratic", "LineSearch", "frank_wolfe", "SolverResult",
+            "ConvergenceWarning"]

@@ -1,0 +1,95 @@
+"""Lemma 1 (piecewise-quadratic line search) and Frank-Wolfe, against independent evaluations:
+D evaluated directly on a dense grid, the paper's O(d^2) piece construction, scipy's bounded
+scalar maximiser, and a cvxpy solution of the primal."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from svmcert import signsvm
+
+
+@st.composite
+def line_problems(draw):
+    n = draw(st.integers(1, 8))
+    d = draw(st.integers(1, 8))
+    X = draw(arrays(float, (n, d), elements=st.floats(-5, 5, allow_nan=False)))
+    y = np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)))
+    lam = draw(st.floats(1e-2, 10))
+    sign = np.array(draw(st.lists(st.sampled_from([-1.0, 0.0, 1.0]), min_size=d, max_size=d)))
+    alpha = draw(arrays(float, (n,), elements=st.sampled_from([0.0, 0.25, 0.5, 1.0]) | st.floats(0, 1)))
+    u = draw(arrays(float, (n,), elements=st.sampled_from([0.0, 1.0])))
+    return X, y, lam, sign, alpha, u
+
+
+def _zeta(eta, alpha, u, X, y, lam, sign):
+    return signsvm.dual_objective(np.clip(alpha + eta * (u - alpha), 0, 1), X, y, lam, sign)
+
+
+@settings(max_examples=100, deadline=None)
+@given(line_problems())
+def test_pieces_reproduce_dual_and_are_concave_and_c1(prob):
+    X, y, lam, sign, alpha, u = prob
+    ls = signsvm.line_search(alpha, u, X, y, lam, sign)
+    assert ls.theta[0] == 0.0 and ls.theta[-1] == 1.0 and np.all(np.diff(ls.theta) > 0)
+    assert len(ls.a) == len(ls.theta) - 1 <= X.shape[1] + 1
+    assert np.all(ls.a <= 0)
+    scale = 1 + np.abs(ls.a).max() + np.abs(ls.b).max() + np.abs(ls.c).max()
+    for k in range(len(ls.a)):
+        for eta in np.linspace(ls.theta[k], ls.theta[k + 1], 5):
+            piece = ls.a[k] * eta ** 2 + ls.b[k] * eta + ls.c[k]
+            assert piece == pytest.approx(_zeta(eta, alpha, u, X, y, lam, sign), abs=1e-9 * scale)
+    for k in range(len(ls.a) - 1):
+        t = ls.theta[k + 1]
+        assert abs((2 * ls.a[k] * t + ls.b[k]) - (2 * ls.a[k + 1] * t + ls.b[k + 1])) <= 1e-9 * scale
+
+
+@settings(max_examples=100, deadline=None)
+@given(line_problems())
+def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
+    X, y, lam, sign, alpha, u = prob
+    ls = signsvm.line_search(alpha, u, X, y, lam, sign)
+    ref = signsvm.line_search_pieces_quadratic(alpha, u, X, y, lam, sign)
+    np.testing.assert_allclose(ls.theta, ref.theta)
+    np.testing.assert_allclose(ls.a, ref.a, atol=1e-9 * (1 + np.abs(ref.a).max()))
+    grid = np.linspace(0, 1, 201)
+    vals = np.array([_zeta(e, alpha, u, X, y, lam, sign) for e in grid])
+    best = _zeta(ls.eta, alpha, u, X, y, lam, sign)
+    assert best >= vals.max() - 1e-10 * (1 + np.abs(vals).max())
+
+
+def test_line_search_rejects_points_outside_the_cube():
+    X, y = np.eye(2), np.array([1.0, -1.0])
+    with pytest.raises(ValueError, match="^u:"):
+        signsvm.line_search(np.zeros(2), np.array([2.0, 0.0]), X, y, 1.0)
+
+
+def test_frank_wolfe_reaches_certified_gap_and_matches_cvxpy():
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(1)
+    n, d = 40, 6
+    X = rng.standard_normal((n, d))
+    y = np.sign(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n))
+    sign = np.array([1, -1, 0, 1, 0, -1.0])
+    lam = 0.1
+    res = signsvm.frank_wolfe(X, y, lam, sign, tol=1e-6, max_iter=20000)
+    assert res.converged and res.gap <= 1e-6 and np.all(sign * res.w >= 0)
+    assert res.primal == pytest.approx(signsvm.primal_objective(res.w, X, y, lam), rel=1e-12)
+    w = cp.Variable(d)
+    obj = lam / 2 * cp.sum_squares(w) + cp.sum(cp.pos(1 - cp.multiply(y, X @ w))) / n
+    cons = [cp.multiply(sign[sign != 0], w[sign != 0]) >= 0]
+    p_star = cp.Problem(cp.Minimize(obj), cons).solve(solver="CLARABEL")
+    # certificate: D(alpha) <= P* <= P(w), and P(w) - P* <= gap (solver accuracy 1e-7 allowed)
+    assert res.dual <= p_star + 1e-7 and res.primal - p_star <= res.gap + 1e-7
+
+
+def test_frank_wolfe_says_when_it_stops_early():
+    rng = np.random.default_rng(2)
+    X, y = rng.standard_normal((30, 4)), rng.choice([-1.0, 1.0], 30)
+    with pytest.warns(signsvm.ConvergenceWarning, match="max_iter=3"):
+        res = signsvm.frank_wolfe(X, y, 1e-3, max_iter=3)
+    assert not res.converged and res.n_iter == 3 and len(res.history["gap"]) == 4
