@@ -5,5 +5,7 @@ in :mod:`svmcert.signsvm` cannot leak into the reference it is compared with.
 """
 
 from .lp import dual_gradient_reference, solve_box_lp_cvxpy, solve_box_lp_linprog
+from .signsvm import PrimalReference, solve_primal_cvxpy
 
-__all__ = ["dual_gradient_reference", "solve_box_lp_cvxpy", "solve_box_lp_linprog"]
+__all__ = ["dual_gradient_reference", "solve_box_lp_cvxpy", "solve_box_lp_linprog", "PrimalReference",
+           "solve_primal_cvxpy"]

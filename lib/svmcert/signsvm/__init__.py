@@ -20,7 +20,8 @@ __all__ = [
     "lp_step",
 ]
 
-from .frank_wolfe import ConvergenceWarning, SolverResult, frank_wolfe  # noqa: E402
+from .frank_wolfe import frank_wolfe  # noqa: E402
+from .result import ConvergenceWarning, SolverResult  # noqa: E402
 from .line_search import LineSearch, line_search, line_search_pieces_quadratic  # noqa: E402
 
 __all__ += ["line_search", "line_search_pieces_quadratic", "LineSearch", "frank_wolfe", "SolverResult",
