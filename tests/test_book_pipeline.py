@@ -125,6 +125,10 @@ def test_compare_tables_and_claims_rules():
                        "comparison": "<=", "reference": 0.0}]}
     new = json.loads(json.dumps(old)); new["claims"][0]["observed"] = 5e-10
     assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
+    new["claims"][0]["observed"] = 1.0
+    assert "observed" in check.compare_claims(json.dumps(new), json.dumps(old))[0]
+    new["claims"][0]["timing"] = True          # wall-clock claims: only the verdict is compared
+    assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
     new["claims"][0]["passed"] = False
     assert "verdict" in check.compare_claims(json.dumps(new), json.dumps(old))[0]
 

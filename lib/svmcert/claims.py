@@ -53,6 +53,7 @@ class Claim:
     expect: str = "holds"
     chapter: str = ""
     counterexample: dict | None = field(default=None)
+    timing: bool = False
 
     @property
     def as_expected(self) -> bool:
@@ -112,6 +113,7 @@ def record(
     reference_source: str = "",
     expect: str = "holds",
     counterexample: dict | None = None,
+    timing: bool = False,
 ) -> Claim:
     """Evaluate a comparison, add it to the current chapter's ledger and write the ledger.
 
@@ -127,6 +129,8 @@ def record(
     instances : how many instances the observed number is the worst case of.
     expect : ``"holds"`` or ``"fails"`` (an erratum shown on the errata page).
     counterexample : for errata, the smallest instance that shows it (JSON-serialisable).
+    timing : the observed number is a wall-clock measurement (e.g. a fitted exponent); the drift
+        check then compares only the verdict, since such numbers move between runs.
     """
     if paper not in PAPERS:
         raise ValueError(f"paper: expected one of {PAPERS}, got {paper!r}")
@@ -157,6 +161,7 @@ def record(
         expect=expect,
         chapter=chapter.name,
         counterexample=counterexample,
+        timing=bool(timing),
     )
     chapter.add_claim(claim)
     return claim

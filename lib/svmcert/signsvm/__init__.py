@@ -26,3 +26,8 @@ from .line_search import LineSearch, line_search, line_search_pieces_quadratic  
 
 __all__ += ["line_search", "line_search_pieces_quadratic", "LineSearch", "frank_wolfe", "SolverResult",
             "ConvergenceWarning"]
+from .coordinate_ascent import dual_coordinate_ascent  # noqa: E402
+from .estimator import SignConstrainedSVC  # noqa: E402
+from .solve import solve  # noqa: E402
+
+__all__ += ["dual_coordinate_ascent", "solve", "SignConstrainedSVC"]

@@ -23,13 +23,13 @@ __all__ = ["SolverResult", "ConvergenceWarning", "frank_wolfe"]
 
 def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000, alpha0=None,
                 record_history: bool = True) -> SolverResult:
-    """Maximise the dual (eq. 9) by Frank-Wolfe with exact line search until the gap <= tol.
+    """Maximise the dual (eq. 9) by Frank-Wolfe with exact line search until the relative gap <= tol.
 
     Parameters
     ----------
     X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0;
     sign : (d,) entries in {-1, 0, +1}, optional.
-    tol : stop when P(w(alpha)) - D(alpha) <= tol (absolute duality gap).
+    tol : stop when the relative duality gap (P(w(alpha)) - D(alpha)) / P(w(alpha)) <= tol.
     max_iter : iteration limit; reaching it without the gap emits :class:`ConvergenceWarning`
         and sets ``converged=False``.
     alpha0 : starting point in [0, 1]^n (default 0).
@@ -60,7 +60,7 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
             hist["dual"].append(dual)
             hist["gap"].append(gap)
             hist["seconds"].append(time.perf_counter() - start)
-        if gap <= tol:
+        if gap <= tol * max(primal, np.finfo(float).tiny):
             converged = True
             break
         if it >= max_iter:
@@ -74,7 +74,8 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
         # Incremental update of omega, recomputed from alpha now and then so rounding cannot drift.
         omega = Z.T @ alpha / (lam * n) if it % 100 == 0 else omega + eta * omega_q
     if not converged:
-        warnings.warn(f"frank_wolfe: stopped at max_iter={max_iter} with duality gap {gap:.3g} > tol={tol:g}",
+        warnings.warn(f"frank_wolfe: stopped at max_iter={max_iter} with relative duality gap "
+                      f"{gap / max(primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=2)
     w = _project(omega, sign)
     return SolverResult(w=w, alpha=alpha, primal=primal, dual=dual, gap=gap, n_iter=it, converged=converged,

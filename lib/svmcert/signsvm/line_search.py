@@ -12,8 +12,8 @@ Between consecutive such points the active set is fixed, so
 A coordinate enters or leaves where its contribution and its slope are both zero, so zeta is
 continuously differentiable (eq. 17) and, with every a_k <= 0, concave.
 
-:func:`line_search` sorts the breakpoints once and updates the three sums as coordinates enter
-or leave (O(d log d)); :func:`line_search_pieces_quadratic` recomputes the sums for each piece
+:func:`line_search` sorts the breakpoints once and forms the three sums for every piece from a
+prefix sum over entering and a suffix sum over leaving coordinates (O(d log d), no downdating); :func:`line_search_pieces_quadratic` recomputes the sums for each piece
 from scratch, the O(d^2) formulation of the paper, kept as a reference and for benchmarks.
 """
 
@@ -66,53 +66,80 @@ _MERGE = 8 * np.finfo(float).eps  # crossings closer than this are one breakpoin
 
 
 def _breakpoints(w0, wq, sign):
-    """Crossings in (0, 1) of constrained coordinates, and which coordinates are active just after 0."""
+    """Crossings in (0, 1) of constrained coordinates, and which coordinates are active just after 0.
+
+    The status of a coordinate that moves (omega_q,h != 0) is decided from its crossing alone,
+    never from the rounded sign of omega_0,h: after its crossing it is active iff it moves towards
+    its sign. Crossings within rounding distance of 0 or 1 would only create pieces of zero width:
+    one just after 0 counts as already passed, one just before 1 as not reached.
+    """
     constrained = sign != 0
     s0, sq = sign * w0, sign * wq
-    active0 = ~constrained | (s0 > 0) | ((s0 == 0) & (sq > 0))
+    moving = constrained & (wq != 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cross = np.where(constrained & (wq != 0), -w0 / wq, np.nan)
-    # Crossings within rounding distance of 0 or 1 would only create pieces of zero width: one
-    # just after 0 decides the status on the whole first piece; one just before 1 is dropped.
-    near_zero = np.isfinite(cross) & (cross > 0) & (cross <= _MERGE)
-    active0 = np.where(near_zero, sq > 0, active0)
-    inside = np.isfinite(cross) & (cross > _MERGE) & (cross < 1 - _MERGE)
+        cross = np.where(moving, -w0 / wq, np.nan)
+    passed = moving & (cross <= _MERGE)
+    active0 = np.where(moving, np.where(passed, sq > 0, sq < 0), ~constrained | (s0 > 0))
+    inside = moving & (cross > _MERGE) & (cross < 1 - _MERGE)
     return active0, cross, np.flatnonzero(inside)
 
 
-def pieces_sweep(w0, wq, sign, lam, sum_q, sum_a):
-    """Breakpoints and piece coefficients by one sorted sweep (O(d log d)).
+def _group_starts(t):
+    """Indices in the sorted crossings ``t`` that start a new breakpoint: crossings within
+    _MERGE of the first crossing of their group are one breakpoint (as in the O(d^2) reference)."""
+    starts, first = [], None
+    for i, value in enumerate(t):
+        if first is None or value - first > _MERGE:
+            starts.append(i)
+            first = value
+    return np.asarray(starts, dtype=np.int64)
 
-    The sums over the active set are formed once just after eta = 0 and then updated as each
-    coordinate crosses zero (it enters or leaves), instead of being recomputed for every piece.
+
+def pieces_sweep(w0, wq, sign, lam, sum_q, sum_a):
+    """Breakpoints and piece coefficients (eqs. 16, 20-23) by one sort, in O(d log d).
+
+    Each constrained coordinate changes status at most once in (0, 1): one that moves against
+    its sign (sign_h omega_qh < 0) is active on the pieces before its crossing and inactive after,
+    one that moves with its sign is inactive before and active after. Hence the sums of eq. (22)
+    over H_k are a constant part, a prefix sum over the coordinates that entered and a suffix sum
+    over those that have yet to leave. Both are cumulative sums of terms of one piece's active
+    set only, so no sum is ever downdated by subtraction: a large coordinate that leaves early
+    cannot wipe out the small ones that stay (rounding is relative to the active terms, as in the
+    O(d^2) construction).
+
+    Parameters
+    ----------
+    w0, wq : arrays (d,), omega_0 and omega_q of eq. (20).
+    sign : array (d,) in {-1, 0, +1}; lam : lambda.
+    sum_q, sum_a : <1, q>/n and <1, alpha>/n.
+
+    Returns
+    -------
+    theta : (d_t + 1,) breakpoints 0 = theta_1 < ... < theta_{d_t+1} = 1.
+    a, b, c : (d_t,) coefficients of eq. (22); every a_k <= 0.
     """
     active0, cross, idx = _breakpoints(w0, wq, sign)
     order = idx[np.argsort(cross[idx], kind="stable")]
-    sa = float(np.sum(wq[active0] ** 2))
-    sb = float(np.sum(w0[active0] * wq[active0]))
-    sc = float(np.sum(w0[active0] ** 2))
-    theta, a, b, c = [0.0], [], [], []
-    k, m = 0, len(order)
-    while True:
-        a.append(-0.5 * lam * sa)
-        b.append(-lam * sb + sum_q)
-        c.append(-0.5 * lam * sc + sum_a)
-        if k >= m:
-            theta.append(1.0)
-            break
-        t = cross[order[k]]
-        theta.append(float(t))
-        while k < m and cross[order[k]] - t <= _MERGE:
-            h = order[k]
-            # Crossing zero flips the status: a coordinate moving against its sign leaves.
-            sgn = -1.0 if sign[h] * wq[h] < 0 else 1.0
-            sa += sgn * wq[h] ** 2
-            sb += sgn * w0[h] * wq[h]
-            sc += sgn * w0[h] ** 2
-            k += 1
-    # Sums of squares updated by subtraction can round to a tiny positive number.
-    return np.array(theta), np.minimum(np.array(a), 0.0), np.array(b), np.array(c)
-
+    t = cross[order]
+    starts = _group_starts(t)
+    groups = np.cumsum(np.isin(np.arange(t.size), starts)) - 1   # group index of each crossing
+    n_groups = starts.size
+    enters = sign[order] * wq[order] > 0                          # moves with its sign: enters
+    steady = active0.copy()
+    steady[idx] = False                                           # active on every piece
+    terms = (wq * wq, w0 * wq, w0 * w0)
+    sums = []
+    for v in terms:
+        vo = v[order]
+        entered = np.bincount(groups[enters], weights=vo[enters], minlength=n_groups)
+        leaving = np.bincount(groups[~enters], weights=vo[~enters], minlength=n_groups)
+        prefix = np.concatenate([[0.0], np.cumsum(entered)])           # entered before piece k
+        suffix = np.concatenate([np.cumsum(leaving[::-1])[::-1], [0.0]])  # leave after piece k
+        sums.append(float(np.sum(v[steady])) + prefix + suffix)
+    sa, sb, sc = sums
+    theta = np.concatenate([[0.0], t[starts], [1.0]])
+    # sa is a sum of squares (>= 0 in floating point too), so every a_k <= 0 exactly
+    return theta, -0.5 * lam * sa, -lam * sb + sum_q, -0.5 * lam * sc + sum_a
 
 
 def maximize_pieces(theta, a, b) -> float:

@@ -1,0 +1,118 @@
+"""``SignConstrainedSVC``: the sign-constrained linear SVM as a scikit-learn classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_sign
+from .solve import SOLVERS, solve
+
+__all__ = ["SignConstrainedSVC"]
+
+
+class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
+    """Linear SVM (hinge loss, no intercept) whose weights keep given signs (Tajima et al., eq. 4).
+
+    Minimises lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>) subject to sign_h w_h >= 0.
+
+    Parameters
+    ----------
+    sign_constraints : array-like of shape (n_features,) with entries in {-1, 0, +1}, optional
+        +1 forces w_h >= 0, -1 forces w_h <= 0, 0 leaves w_h free. Default: all free, which is the
+        standard SVM (``LinearSVC(loss="hinge", fit_intercept=False, C=1/(lam n))``).
+    lam : float > 0, optional
+        The paper's lambda. If None, ``lam = 1 / (C * n_samples)``.
+    C : float > 0, default 1.0
+        Used only when ``lam`` is None (scikit-learn's convention).
+    fit_intercept : bool, default False
+        If True, an unconstrained, regularised bias is learnt as the weight of a constant feature
+        equal to ``intercept_scaling`` (as in LIBLINEAR); the paper's model has no intercept.
+    intercept_scaling : float > 0, default 1.0
+    solver : {"auto", "dual-coordinate", "frank-wolfe"}, default "auto"
+    tol : float, default 1e-6
+        Relative duality gap at which the solver stops.
+    max_iter : int, default 1000
+        Epochs (dual coordinate ascent) or iterations (Frank-Wolfe).
+    random_state : int, default 0
+        Order of coordinate updates.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,); ``classes_[1]`` is the positive class.
+    result_ : :class:`SolverResult` of the last fit (duality gap, iterations, history).
+    n_iter_ : int
+    """
+
+    def __init__(self, sign_constraints=None, lam=None, C=1.0, fit_intercept=False, intercept_scaling=1.0,
+                 solver="auto", tol=1e-6, max_iter=1000, random_state=0):
+        self.sign_constraints = sign_constraints
+        self.lam = lam
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _lam(self, n):
+        if self.lam is not None:
+            if not np.isfinite(self.lam) or self.lam <= 0:
+                raise ValueError(f"lam: expected a finite number > 0, got {self.lam!r}")
+            return float(self.lam)
+        if not np.isfinite(self.C) or self.C <= 0:
+            raise ValueError(f"C: expected a finite number > 0, got {self.C!r}")
+        return 1.0 / (float(self.C) * n)
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and binary labels y (any two values)."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        kind = type_of_target(y, input_name="y")
+        self.classes_ = np.unique(y)
+        if kind not in ("binary", "unknown") and self.classes_.size > 2:
+            raise ValueError(f"y: Only binary classification is supported. The type of the target is {kind}.")
+        if self.classes_.size != 2:
+            raise ValueError(f"y: expected two classes, got {self.classes_.size} class "
+                             f"({self.classes_[:5].tolist()})")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver: expected one of {SOLVERS}, got {self.solver!r}")
+        ypm = np.where(y == self.classes_[1], 1.0, -1.0)
+        sign = check_sign(self.sign_constraints, X.shape[1], "sign_constraints")
+        if self.fit_intercept:
+            X = np.hstack([X, np.full((X.shape[0], 1), float(self.intercept_scaling))])
+            sign = np.append(sign, 0.0)
+        key = "max_epochs" if self.solver in ("auto", "dual-coordinate") else "max_iter"
+        options = {key: int(self.max_iter)}
+        if key == "max_epochs":
+            options["seed"] = int(self.random_state)
+        res = solve(X, ypm, self._lam(X.shape[0]), sign, solver=self.solver, tol=self.tol, **options)
+        w = res.w
+        if self.fit_intercept:
+            self.coef_, self.intercept_ = w[:-1][None, :], np.array([w[-1] * float(self.intercept_scaling)])
+        else:
+            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
+        self.result_ = res
+        self.n_iter_ = res.n_iter
+        return self
+
+    def decision_function(self, X):
+        """Signed distance-like score <w, x> (+ intercept); positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X):
+        """Class labels from the sign of :meth:`decision_function`."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
