@@ -1,0 +1,136 @@
+"""Chapter "Duality and the certificate" (Tajima et al., eqs. 4-10).
+
+For each data set, lambda and sign pattern: solve the dual with the library to a certified gap,
+solve the primal independently with cvxpy, and compare. Also weak duality at arbitrary points
+and the reduction to the standard SVM dual when no sign is constrained.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import datasets, signsvm
+from ..reference import solve_primal_cvxpy
+
+__all__ = ["SIGN_PATTERNS", "sign_pattern", "load_scaled", "strong_duality", "weak_duality",
+           "standard_svm_dual_cvxpy", "standard_dual_identity"]
+
+SIGN_PATTERNS = ("free", "all >= 0", "correlation", "random")
+
+
+def load_scaled(name: str, max_rows: int | None = None, rng=None):
+    """A data set with every feature divided by its largest absolute value (so |x_ih| <= 1).
+
+    MNIST-5k is the odd-vs-even task with unit-norm rows; ``max_rows`` keeps a random subset.
+    """
+    if name == "mnist5k":
+        X, y = datasets.mnist_odd_even(unit_rows=True)
+    else:
+        X, y = datasets.load(name)
+        scale = np.abs(X).max(axis=0)
+        X = X / np.where(scale > 0, scale, 1.0)
+    if max_rows is not None and max_rows < len(y):
+        rng = np.random.default_rng(0) if rng is None else rng
+        keep = np.sort(rng.choice(len(y), size=max_rows, replace=False))
+        X, y = X[keep], y[keep]
+    return X, y
+
+
+def sign_pattern(kind: str, X, y, rng) -> np.ndarray:
+    """free; all >= 0; the sign of each feature's correlation with y (domain knowledge); random."""
+    d = X.shape[1]
+    if kind == "free":
+        return np.zeros(d)
+    if kind == "all >= 0":
+        return np.ones(d)
+    if kind == "correlation":
+        return np.sign((X - X.mean(0)).T @ (y - y.mean()))
+    return rng.choice([-1.0, 0.0, 1.0], size=d)
+
+
+def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=20000, weak_count=0):
+    """Library dual solve vs cvxpy primal, one row per (lambda, sign pattern).
+
+    Columns: the library's P(w(alpha)) and D(alpha) and their gap; cvxpy's P_ref (evaluated at its
+    own w); ``bracket`` = how far P_ref lies outside [D, P] relative to P_ref (0 when inside);
+    ``w_dist_over_bound`` = ||w - w_ref|| / (sqrt(2 gap / lam) + sqrt(2 (P_ref - D) / lam)), which
+    strong convexity of P bounds by 1. With ``weak_count`` > 0, also eq. (10) at that many arbitrary
+    alpha (:func:`weak_duality`), relative to P_ref: ``max_dual_minus_pref``, ``min_primal_minus_pref``.
+    """
+    import pandas as pd
+
+    rows = []
+    n = X.shape[0]
+    for lam_n in lam_n_grid:
+        lam = lam_n / n
+        for kind in patterns:
+            sign = sign_pattern(kind, X, y, rng)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+                res = signsvm.solve(X, y, lam, sign, tol=tol, max_epochs=max_epochs)
+            ref = solve_primal_cvxpy(X, y, lam, sign)
+            P, D = res.primal, res.dual
+            outside = max(D - ref.value, ref.value - P, 0.0) / max(ref.value, 1e-300)
+            radius = np.sqrt(2 * max(P - D, 0) / lam) + np.sqrt(2 * max(ref.value - D, 0) / lam)
+            dist = float(np.linalg.norm(res.w - ref.w))
+            rows.append({
+                "data": name, "n": n, "d": X.shape[1], "lam_n": lam_n, "sign_pattern": kind,
+                "constrained": int(np.count_nonzero(sign)), "primal": P, "dual": D,
+                "rel_gap": (P - D) / P, "converged": res.converged, "epochs": res.n_iter,
+                "p_ref": ref.value, "bracket": outside,
+                "w_dist_over_bound": dist / radius if radius > 0 else (0.0 if dist == 0 else np.inf),
+                "weights_norm": float(np.linalg.norm(res.w)),
+            })
+            if weak_count:
+                worst_d, worst_p = weak_duality(X, y, lam, sign, ref.value, rng, weak_count)
+                rows[-1]["max_dual_minus_pref"] = worst_d / ref.value
+                rows[-1]["min_primal_minus_pref"] = worst_p / ref.value
+    return pd.DataFrame(rows)
+
+
+def weak_duality(X, y, lam, sign, p_ref, rng, count=200):
+    """D(alpha) <= P* <= P(w(alpha)) at arbitrary alpha (eq. 10): random cube points, vertices,
+    sparse points. Returns the worst D(alpha) - P_ref and the smallest P(w(alpha)) - P_ref."""
+    worst_dual, worst_primal = -np.inf, np.inf
+    n = X.shape[0]
+    for k in range(count):
+        kind = k % 3
+        if kind == 0:
+            alpha = rng.uniform(size=n)
+        elif kind == 1:
+            alpha = rng.integers(0, 2, size=n).astype(float)
+        else:
+            alpha = np.where(rng.uniform(size=n) < 0.1, rng.uniform(size=n), 0.0)
+        w = signsvm.weights_from_dual(alpha, X, y, lam, sign)
+        worst_dual = max(worst_dual, signsvm.dual_objective(alpha, X, y, lam, sign) - p_ref)
+        worst_primal = min(worst_primal, signsvm.primal_objective(w, X, y, lam) - p_ref)
+    return float(worst_dual), float(worst_primal)
+
+
+def standard_svm_dual_cvxpy(X, y, lam):
+    """The textbook SVM dual, max <1, alpha>/n - alpha^T Q alpha / (2 lam n^2) over the cube with
+    Q_ij = y_i y_j <x_i, x_j>, solved by cvxpy (written from scratch, no sign constraints)."""
+    import cvxpy as cp
+
+    n = X.shape[0]
+    Z = y[:, None] * X
+    alpha = cp.Variable(n)
+    objective = cp.sum(alpha) / n - cp.sum_squares(Z.T @ alpha) / (2 * lam * n * n)
+    problem = cp.Problem(cp.Maximize(objective), [alpha >= 0, alpha <= 1])
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return float(problem.value), np.asarray(alpha.value)
+
+
+def standard_dual_identity(X, y, lam, rng, count=100):
+    """Largest |D(alpha) - D_std(alpha)| / max(1, |D_std|) over random alpha with all signs free,
+    where D_std is the textbook quadratic form written out independently."""
+    n = X.shape[0]
+    Q = (y[:, None] * X) @ (y[:, None] * X).T
+    worst = 0.0
+    for _ in range(count):
+        alpha = rng.uniform(size=n)
+        d_std = alpha.sum() / n - alpha @ Q @ alpha / (2 * lam * n * n)
+        worst = max(worst, abs(signsvm.dual_objective(alpha, X, y, lam) - d_std) / max(1.0, abs(d_std)))
+    return worst
