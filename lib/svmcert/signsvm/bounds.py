@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_matrix, check_positive, check_sign, check_vector, check_X_y
+from .._validation import check_alpha, check_matrix, check_positive, check_sign, check_vector, check_X_y
 from .objectives import _project
 
 __all__ = [
@@ -76,13 +76,17 @@ def top_eigenpair(X):
     """Largest eigenvalue of X^T X (= ||X||_2^2) and a unit eigenvector in R^d, from the smaller Gram matrix.
 
     ``X @ v`` is then a top eigenvector of X X^T (the direction used for adversarial curvature pairs).
+    Labels do not matter: (diag(y) X)^T (diag(y) X) = X^T X.
     """
+    from scipy.linalg import eigh
+
     X = check_matrix(X, "X")
     n, d = X.shape
+    G = X.T @ X if d <= n else X @ X.T
+    k = G.shape[0]
+    vals, vecs = eigh(G, subset_by_index=[k - 1, k - 1])
     if d <= n:
-        vals, vecs = np.linalg.eigh(X.T @ X)
         return float(vals[-1]), vecs[:, -1]
-    vals, vecs = np.linalg.eigh(X @ X.T)
     v = X.T @ vecs[:, -1]
     nv = float(np.linalg.norm(v))
     return float(vals[-1]), (v / nv if nv > 0 else np.eye(d)[0])
@@ -167,8 +171,8 @@ def dual_bregman(a, b, X, y, lam, sign=None, method: str = "stable") -> float:
     lam = check_positive(lam, "lam")
     sign = check_sign(sign, X.shape[1])
     n = X.shape[0]
-    a = check_vector(a, "a", n)
-    b = check_vector(b, "b", n)
+    a = check_alpha(a, n, "a")
+    b = check_alpha(b, n, "b")
     Z = y[:, None] * X
     if method == "stable":
         return float(_bregman_rows(a[None, :], b[None, :], Z, lam, sign)[0])

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._validation import check_positive, check_sign, check_X_y
 from .objectives import _project
-from .result import ConvergenceWarning, SolverResult
+from .result import ConvergenceWarning, History, SolverResult, certificate
 
 __all__ = ["coordinate_step", "dual_coordinate_ascent"]
 
@@ -125,20 +125,13 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     alpha = np.zeros(n) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, 1.0)
     omega = Z.T @ alpha / lam_n
     rng = np.random.default_rng(seed)
-    hist = {"primal": [], "dual": [], "gap": [], "seconds": []}
-    start = time.perf_counter()
+    hist = History(time.perf_counter())
     converged, epoch = False, 0
     while True:
-        w = _project(omega, sign)
-        z = Z @ w
-        half = 0.5 * lam * float(w @ w)
-        primal = half + float(np.maximum(0.0, 1.0 - z).mean())
-        dual = -half + float(alpha.sum()) / n
-        gap = primal - dual
+        cert = certificate(omega, alpha, Z, lam, sign, _project)
         if record_history:
-            for key, val in zip(hist, (primal, dual, gap, time.perf_counter() - start)):
-                hist[key].append(val)
-        if gap <= tol * max(primal, np.finfo(float).tiny):
+            hist.add(cert, time.perf_counter())
+        if cert.relative_gap_below(tol):
             converged = True
             break
         if epoch >= max_epochs:
@@ -161,6 +154,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
             omega = Z.T @ alpha / lam_n
     if not converged:
         warnings.warn(f"dual_coordinate_ascent: stopped at max_epochs={max_epochs} with relative gap "
-                      f"{gap / max(primal, np.finfo(float).tiny):.3g} > tol={tol:g}", ConvergenceWarning, stacklevel=2)
-    return SolverResult(w=_project(omega, sign), alpha=alpha, primal=primal, dual=dual, gap=gap, n_iter=epoch,
+                      f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
+                      ConvergenceWarning, stacklevel=2)
+    return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=epoch,
                         converged=converged, history=hist if record_history else {})

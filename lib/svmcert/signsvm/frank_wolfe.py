@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validation import check_positive, check_sign, check_X_y
 from .line_search import maximize_pieces, pieces_sweep
-from .result import ConvergenceWarning, SolverResult
+from .result import ConvergenceWarning, History, SolverResult, certificate
 from .objectives import _project
 
 __all__ = ["SolverResult", "ConvergenceWarning", "frank_wolfe"]
@@ -44,28 +44,19 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
     Z = y[:, None] * X
     alpha = np.zeros(n) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, 1.0)
     omega = Z.T @ alpha / (lam * n)
-    hist = {"primal": [], "dual": [], "gap": [], "seconds": []}
-    start = time.perf_counter()
+    hist = History(time.perf_counter())
     converged = False
     it = 0
     while True:
-        w = _project(omega, sign)
-        z = Z @ w
-        half_norm = 0.5 * lam * float(w @ w)
-        primal = half_norm + float(np.maximum(0.0, 1.0 - z).mean())
-        dual = -half_norm + float(alpha.sum()) / n
-        gap = primal - dual
+        cert = certificate(omega, alpha, Z, lam, sign, _project)
         if record_history:
-            hist["primal"].append(primal)
-            hist["dual"].append(dual)
-            hist["gap"].append(gap)
-            hist["seconds"].append(time.perf_counter() - start)
-        if gap <= tol * max(primal, np.finfo(float).tiny):
+            hist.add(cert, time.perf_counter())
+        if cert.relative_gap_below(tol):
             converged = True
             break
         if it >= max_iter:
             break
-        q = (z < 1.0).astype(float) - alpha            # eq. (14), then q = u - alpha
+        q = (cert.z < 1.0).astype(float) - alpha       # eq. (14), then q = u - alpha
         omega_q = Z.T @ q / (lam * n)
         theta, a, b, _ = pieces_sweep(omega, omega_q, sign, lam, float(q.sum()) / n, float(alpha.sum()) / n)
         eta = maximize_pieces(theta, a, b)
@@ -75,8 +66,7 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
         omega = Z.T @ alpha / (lam * n) if it % 100 == 0 else omega + eta * omega_q
     if not converged:
         warnings.warn(f"frank_wolfe: stopped at max_iter={max_iter} with relative duality gap "
-                      f"{gap / max(primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
+                      f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=2)
-    w = _project(omega, sign)
-    return SolverResult(w=w, alpha=alpha, primal=primal, dual=dual, gap=gap, n_iter=it, converged=converged,
-                        history=hist if record_history else {})
+    return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=it,
+                        converged=converged, history=hist if record_history else {})

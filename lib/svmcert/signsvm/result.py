@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["SolverResult", "ConvergenceWarning"]
+__all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -36,3 +36,46 @@ class SolverResult:
     n_iter: int
     converged: bool
     history: dict = field(default_factory=dict)
+
+
+class Certificate:
+    """P(w(alpha)), D(alpha) and the margins z = Z w at one dual point (eqs. 5, 9, 10)."""
+
+    __slots__ = ("w", "z", "primal", "dual")
+
+    def __init__(self, w, z, primal, dual):
+        self.w, self.z, self.primal, self.dual = w, z, primal, dual
+
+    @property
+    def gap(self) -> float:
+        return self.primal - self.dual
+
+    def relative_gap_below(self, tol: float) -> bool:
+        """(P - D) / P <= tol (guarded for P = 0, where only a zero gap passes)."""
+        return self.gap <= tol * max(self.primal, np.finfo(float).tiny)
+
+
+def certificate(omega, alpha, Z, lam, sign, project) -> Certificate:
+    """Evaluate the certificate from omega = Z^T alpha / (lam n): one O(nd) product Z w.
+
+    ``Z`` has rows y_i x_i; ``project`` is the projection onto the sign-constrained set.
+    """
+    w = project(omega, sign)
+    z = Z @ w
+    half = 0.5 * lam * float(w @ w)
+    primal = half + float(np.maximum(0.0, 1.0 - z).mean())
+    dual = -half + float(alpha.sum()) / Z.shape[0]
+    return Certificate(w, z, primal, dual)
+
+
+class History(dict):
+    """Per-iteration primal, dual, gap and seconds since ``start``."""
+
+    def __init__(self, start: float):
+        super().__init__(primal=[], dual=[], gap=[], seconds=[])
+        self._start = start
+
+    def add(self, cert: Certificate, now: float) -> None:
+        for key, val in zip(("primal", "dual", "gap", "seconds"),
+                            (cert.primal, cert.dual, cert.gap, now - self._start)):
+            self[key].append(val)
