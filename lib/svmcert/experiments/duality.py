@@ -13,11 +13,12 @@ import numpy as np
 
 from .. import datasets, signsvm
 from ..reference import solve_primal_cvxpy
+from .patterns import sign_vector
 
-__all__ = ["SIGN_PATTERNS", "sign_pattern", "load_scaled", "strong_duality", "weak_duality",
+__all__ = ["SIGN_PATTERNS", "load_scaled", "strong_duality", "weak_duality",
            "standard_svm_dual_cvxpy", "standard_dual_identity"]
 
-SIGN_PATTERNS = ("free", "all >= 0", "correlation", "random")
+SIGN_PATTERNS = ("free", "all >= 0", "correlation", "mixed")
 
 
 def load_scaled(name: str, max_rows: int | None = None, rng=None):
@@ -38,18 +39,6 @@ def load_scaled(name: str, max_rows: int | None = None, rng=None):
     return X, y
 
 
-def sign_pattern(kind: str, X, y, rng) -> np.ndarray:
-    """free; all >= 0; the sign of each feature's correlation with y (domain knowledge); random."""
-    d = X.shape[1]
-    if kind == "free":
-        return np.zeros(d)
-    if kind == "all >= 0":
-        return np.ones(d)
-    if kind == "correlation":
-        return np.sign((X - X.mean(0)).T @ (y - y.mean()))
-    return rng.choice([-1.0, 0.0, 1.0], size=d)
-
-
 def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=20000, weak_count=0):
     """Library dual solve vs cvxpy primal, one row per (lambda, sign pattern).
 
@@ -66,7 +55,7 @@ def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=2
     for lam_n in lam_n_grid:
         lam = lam_n / n
         for kind in patterns:
-            sign = sign_pattern(kind, X, y, rng)
+            sign = sign_vector(kind, X, y, rng)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
                 res = signsvm.solve(X, y, lam, sign, tol=tol, max_epochs=max_epochs)

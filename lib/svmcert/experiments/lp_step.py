@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import signsvm
 from ..reference import dual_gradient_reference, solve_box_lp_cvxpy, solve_box_lp_linprog
+from .patterns import sign_vector
 from .timing import best_time
 
 __all__ = [
@@ -50,16 +51,6 @@ class LPInstance:
         return self.X.shape[1]
 
 
-def _sign_vector(rng, d: int, pattern: str) -> np.ndarray:
-    if pattern == "free":
-        return np.zeros(d)
-    if pattern == "all >= 0":
-        return np.ones(d)
-    if pattern == "all <= 0":
-        return -np.ones(d)
-    return rng.choice([-1.0, 0.0, 1.0], size=d)
-
-
 def _alpha(rng, n: int, kind: str) -> np.ndarray:
     if kind == "zero":
         return np.zeros(n)
@@ -92,7 +83,7 @@ def random_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
         lam = float(10.0 ** rng.uniform(-4, 2))
         pattern = SIGN_PATTERNS[k % len(SIGN_PATTERNS)]
         kind = ALPHA_KINDS[(k // len(SIGN_PATTERNS)) % len(ALPHA_KINDS)]
-        out.append(LPInstance("random", X, y, lam, _sign_vector(rng, d, pattern), _alpha(rng, n, kind), pattern, kind))
+        out.append(LPInstance("random", X, y, lam, sign_vector(pattern, X, y, rng), _alpha(rng, n, kind), pattern, kind))
     return out
 
 
@@ -106,7 +97,7 @@ def tie_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
         X = rng.integers(-1, 2, size=(n, d)).astype(float)
         y = rng.choice([-1.0, 1.0], size=n)
         pattern = SIGN_PATTERNS[k % len(SIGN_PATTERNS)]
-        out.append(LPInstance("exact ties", X, y, 1.0 / n, _sign_vector(rng, d, pattern),
+        out.append(LPInstance("exact ties", X, y, 1.0 / n, sign_vector(pattern, X, y, rng),
                               rng.integers(0, 2, size=n).astype(float), pattern, "vertex"))
     return out
 
@@ -119,7 +110,7 @@ def data_instances(rng: np.random.Generator, name: str, X, y, lams, count_per_la
         for k in range(count_per_lam):
             pattern = SIGN_PATTERNS[k % len(SIGN_PATTERNS)]
             kind = ALPHA_KINDS[k % len(ALPHA_KINDS)]
-            out.append(LPInstance(name, X, y, float(lam), _sign_vector(rng, X.shape[1], pattern),
+            out.append(LPInstance(name, X, y, float(lam), sign_vector(pattern, X, y, rng),
                                   _alpha(rng, X.shape[0], kind), pattern, kind))
     return out
 

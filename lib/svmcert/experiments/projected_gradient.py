@@ -15,6 +15,7 @@ from ..reference.signsvm import solve_primal_cvxpy
 from ..signsvm import bounds
 from ..signsvm.objectives import _project
 from ..signsvm.projected_gradient import project_ball_sign, projected_gradient
+from .patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [
     "SIGN_PATTERNS",
@@ -32,7 +33,6 @@ __all__ = [
     "theorem41_counterexample",
 ]
 
-SIGN_PATTERNS = ("free", "all >= 0", "all <= 0", "correlation", "anti-correlation", "mixed")
 
 
 @dataclass
@@ -59,28 +59,6 @@ class Instance:
     def label(self) -> dict:
         return {"data": self.data, "n": self.n, "d": self.d, "lam": self.lam, "lam_over_R2": self.lam_rel,
                 "sign_pattern": self.pattern}
-
-
-def sign_vector(pattern: str, X, y, rng: np.random.Generator) -> np.ndarray:
-    """Sign constraints for a pattern.
-
-    ``correlation``: w_h must have the sign of the correlation of feature h with the label (the
-    paper's use case); ``anti-correlation``: the opposite sign (constraints that fight the data);
-    ``mixed``: random entries in {-1, 0, +1}. Features with zero correlation stay free.
-    """
-    d = X.shape[1]
-    if pattern == "free":
-        return np.zeros(d)
-    if pattern == "all >= 0":
-        return np.ones(d)
-    if pattern == "all <= 0":
-        return -np.ones(d)
-    if pattern in ("correlation", "anti-correlation"):
-        c = np.sign((X - X.mean(axis=0)).T @ (y - y.mean()))
-        return c if pattern == "correlation" else -c
-    if pattern == "mixed":
-        return rng.choice([-1.0, 0.0, 1.0], size=d)
-    raise ValueError(f"pattern: expected one of {SIGN_PATTERNS}, got {pattern!r}")
 
 
 def unit_rows(X) -> np.ndarray:

@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from .. import signsvm
 
-__all__ = ["SCORING", "LAMBDA_N_GRID", "PAPER_TABLE1", "make_aligner", "smith_waterman_matrix", "normalize_scores",
+__all__ = ["SCORING", "LAMBDA_N_GRID", "make_aligner", "smith_waterman_matrix", "normalize_scores",
            "pairwise_features", "sign_vector", "half_splits", "get_solver", "compare_solvers", "Fit", "certify",
            "fit_path", "auc_with_bounds", "run_split", "run_splits", "paired_tests", "t_interval", "per_split_table",
            "differences", "lambda_table"]
@@ -31,10 +31,6 @@ __all__ = ["SCORING", "LAMBDA_N_GRID", "PAPER_TABLE1", "make_aligner", "smith_wa
 #: EMBOSS ``water``'s defaults for DNA: EDNAFULL's +5 / -4 on A, C, G, T, gap open 10, extend 0.5.
 #: Biopython, like EMBOSS, charges a gap of length k as open + (k - 1) * extend.
 SCORING = {"match_score": 5.0, "mismatch_score": -4.0, "open_gap_score": -10.0, "extend_gap_score": -0.5}
-
-#: Table 1 of the paper (yeast, 12 functional classes): mean ROC AUC (conventional, sign-constrained).
-PAPER_TABLE1 = ((.731, .749), (.681, .756), (.735, .758), (.745, .768), (.709, .784), (.625, .692),
-                (.628, .702), (.664, .733), (.603, .681), (.712, .739), (.523, .561), (.894, .905))
 
 #: Table 2's grid, as lambda * n (n = number of training sequences = number of features).
 LAMBDA_N_GRID = (1e-6, 1e-4, 1e-2, 1.0, 1e2)

@@ -31,3 +31,8 @@ from .estimator import SignConstrainedSVC  # noqa: E402
 from .solve import solve  # noqa: E402
 
 __all__ += ["dual_coordinate_ascent", "solve", "SignConstrainedSVC"]
+from .bounds import curvature_bound, frank_wolfe_iteration_bound  # noqa: E402
+from .projected_gradient import project_ball, project_ball_sign, projected_gradient  # noqa: E402
+
+__all__ += ["projected_gradient", "project_ball", "project_ball_sign", "curvature_bound",
+            "frank_wolfe_iteration_bound"]
