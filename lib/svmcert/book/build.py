@@ -16,7 +16,7 @@ from pathlib import Path
 from .paths import project_root
 from .runner import toc_notebooks
 
-__all__ = ["assemble_sources", "build_book"]
+__all__ = ["assemble_sources", "build_book", "vendor_mathjax"]
 
 _TOP_FILES = ("_config.yml", "_toc.yml", "references.bib", "logo.png")
 
@@ -46,12 +46,33 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
     return dest
 
 
+def vendor_mathjax(static_dir: Path) -> Path:
+    """Copy MathJax 3 (es5 build, from the ``django-static-mathjax`` wheel) into ``static_dir``.
+
+    The book then typesets its mathematics without reaching a CDN, so it reads correctly offline;
+    ``_config.yml`` points Sphinx's ``mathjax_path`` at ``mathjax/tex-chtml.js`` in ``_static``.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("MathJax is not installed: pip install django-static-mathjax (see pyproject.toml)")
+    source = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
+    if not (source / "tex-chtml.js").is_file():
+        raise FileNotFoundError(f"no tex-chtml.js under {source}")
+    target = static_dir / "mathjax"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target)
+    return target
+
+
 def build_book(root: Path | None = None, quick: bool = False) -> int:
     """Assemble the sources and run ``jupyter-book build``; return its exit status."""
     root = project_root() if root is None else Path(root)
     build = root / "_build"
     executed = build / ("quick-executed" if quick else "executed")
     src = assemble_sources(root, executed, build / "src")
+    vendor_mathjax(src / "_static")
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(root),
            "--builder", "html", "--keep-going"]

@@ -128,6 +128,12 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
     timing : names of columns that hold wall-clock measurements (or ratios of them); they are
         shown but excluded from the drift check.
     caption : optional sentence shown above the table.
+
+    Returns
+    -------
+    None
+        The table is displayed here (when ``display``); returning it as well would make Jupyter
+        show it a second time when the call ends a cell.
     """
     import pandas as pd
 
@@ -150,7 +156,6 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
         if caption:
             show(Markdown(f"**{caption}**"))
         show(df)
-    return df
 
 
 def save_figure(fig, name: str, display: bool = False) -> Path:
