@@ -95,7 +95,8 @@ def test_unconstrained_estimator_matches_linearsvc():
     lam = 0.05
     n = X.shape[0]
     ours = signsvm.SignConstrainedSVC(lam=lam, tol=1e-9, max_iter=100000).fit(X, y)
-    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=1 / (lam * n), tol=1e-12, max_iter=1000000).fit(X, y)
+    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=1 / (lam * n), tol=1e-12, max_iter=1000000,
+                    random_state=0).fit(X, y)
     p_ours = signsvm.primal_objective(ours.coef_[0], X, y, lam)
     p_ref = signsvm.primal_objective(ref.coef_[0], X, y, lam)
     # ours is certified within 1e-9 relative; LinearSVC must not do better than that

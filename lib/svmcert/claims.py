@@ -195,14 +195,20 @@ def read_claims_file(path: Path) -> list[dict]:
     return list(payload["claims"] if isinstance(payload, dict) else payload)
 
 
-def load_claims(directory=None) -> list[Claim]:
-    """Every record in ``<directory>/*.json`` (default: the project's ``data/claims``)."""
+def load_claims(directory=None, chapters=None) -> list[Claim]:
+    """Every record in ``<directory>/*.json`` (default: the project's ``data/claims``).
+
+    ``chapters``: keep only these chapter names (e.g. the chapters listed in ``_toc.yml``, so that
+    the ledger page shows exactly the book's claims).
+    """
     if directory is None:
         from .book import data_dir
 
         directory = data_dir() / "claims"
     out = []
     for path in sorted(Path(directory).glob("*.json")):
+        if chapters is not None and path.stem not in set(chapters):
+            continue
         for rec in read_claims_file(path):
             out.append(Claim(**rec))
     return out

@@ -50,7 +50,7 @@ def compare_with_linearsvc(name, X, y, lam_n_grid, tol=1e-9, max_epochs=100000):
         t0 = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SkConvergenceWarning)
-            svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=1.0 / lam_n, tol=1e-12,
+            svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=1.0 / lam_n, tol=1e-12, random_state=0,
                             max_iter=200000).fit(X, y)
         t_svc = time.perf_counter() - t0
         res = ours.result_
