@@ -1,0 +1,194 @@
+"""Chapter "The gap-safe ball" (Hanada et al., Lemmas 3.1-3.2, Section 4.2).
+
+For each weighted problem (explicit features F with K = F F^T, so distances between models are
+computed in coordinates, never through K):
+
+- :func:`reference_solution`: beta*(w) from a high-accuracy solve, with its own certified radius.
+- :func:`solve_path`: dual points alpha_k after k = 1, 2, 4, ... epochs of coordinate ascent.
+- :func:`ball_pairs`: (beta_hat, alpha_hat) pairs of five kinds (early-stopped, mixed, perturbed
+  beta, perturbed alpha, random alpha), each with the radius of Lemma 3.1 and the true distance.
+- :func:`screening_path`: :func:`svmcert.screening.gap_safe.sss_screen` at every alpha_k, against
+  the reference solution (Lemma 3.2) and the screening rate.
+- :func:`printed_kernel_gap`, :func:`corrected_kernel_gap`: the kernelised duality gap of
+  Section 4.2 as printed and with the missing term restored.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..screening.gap_safe import gap_safe_radius, sss_screen
+from ..screening.weighted_svm import (ConvergenceWarning, dual_domain, fenchel_young_residuals, fit_weighted_svm,
+                                      linear_dual_objective, linear_primal_objective, loss_conjugate, loss_value)
+
+__all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",
+           "kernel_gap_rows", "run_instance", "printed_kernel_gap", "corrected_kernel_gap", "true_gap"]
+
+
+def explicit_gap(beta, alpha, F, y, lam, w, loss):
+    """P_w(beta) - D_w(alpha) with explicit features, as a sum of non-negative terms:
+    sum_i w_i [l(m_i) + l*(-alpha_i) + alpha_i m_i] + ||lam beta - v||^2 / (2 lam), with
+    m = y * (F beta) and v = F^T (y w alpha). Equal to the difference of eqs. (2) and (4), but
+    without its cancellation, so tiny gaps (and radii) are computed to full relative accuracy."""
+    m = y * (F @ beta)
+    v = F.T @ (y * w * alpha)
+    return float(w @ fenchel_young_residuals(m, alpha, loss)) + float(np.sum((lam * beta - v) ** 2)) / (2 * lam)
+
+
+def _radius(gap, lam):
+    # Lemma 3.1 from a gap computed as a sum of non-negative terms (P - D passed as (gap, 0))
+    return gap_safe_radius(gap, 0.0, lam)
+
+
+def reference_solution(F, y, lam, w, loss, tol=1e-13, max_epochs=200000):
+    """High-accuracy solve: (alpha*, beta* = F^T (y w alpha*) / lam, certified radius r*, result)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = fit_weighted_svm(F @ F.T, y, lam, w, loss, tol=tol, max_epochs=max_epochs)
+    beta = F.T @ (y * w * res.alpha) / lam
+    return res.alpha, beta, _radius(explicit_gap(beta, res.alpha, F, y, lam, w, loss), lam), res
+
+
+def solve_path(K, y, lam, w, loss, checkpoints, seed=0):
+    """Dual points after each number of epochs in ``checkpoints`` (increasing), one continued run."""
+    out, alpha, done = [], None, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for k in checkpoints:
+            res = fit_weighted_svm(K, y, lam, w, loss, tol=1e-15, max_epochs=max(k - done, 1), seed=seed + k,
+                                   alpha0=alpha, check_psd=False)
+            alpha, done = res.alpha.copy(), k
+            out.append((k, alpha, res))
+    return out
+
+
+def ball_pairs(F, y, lam, w, loss, path, alpha_star, beta_star, r_star, rng, n_perturb=6, null=None):
+    """Pairs (beta_hat, alpha_hat) with P_w(beta_hat), D_w(alpha_hat) from explicit features (eqs. 2, 4).
+
+    Returns rows with the pair's kind, the radius r of Lemma 3.1 (kappa = lam), the distance
+    ||beta_hat - beta*|| and ``ratio`` = distance / (r + r*), which the lemma bounds by 1 (r* covers
+    the reference's own error), plus ``tight`` = distance / r where r > 100 r* (the reference's
+    error is then at most 1% of r; NaN otherwise). ``null``: a unit vector with F null = 0
+    (:func:`null_direction`), used for one more kind of perturbation.
+    """
+    lo, hi = dual_domain(loss)
+    rows = []
+
+    def add(kind, beta_hat, alpha_hat):
+        gap = explicit_gap(beta_hat, alpha_hat, F, y, lam, w, loss)
+        r = _radius(gap, lam)
+        dist = float(np.linalg.norm(beta_hat - beta_star))
+        bound = r + r_star
+        rows.append({"kind": kind, "gap": gap, "radius": r, "distance": dist,
+                     "ratio": dist / bound if bound > 0 else (0.0 if dist == 0 else np.inf),
+                     "tight": dist / r if r > 100 * r_star else np.nan})
+
+    betas = [F.T @ (y * w * a) / lam for _, a, _ in path]
+    for (_, a, _), b in zip(path, betas):
+        add("early-stopped", b, a)
+    for j, b in enumerate(betas):                       # the model of one checkpoint, the dual of another
+        add("mixed", b, path[int(rng.integers(len(path)))][1])
+    scale = max(float(np.linalg.norm(beta_star)), 1e-12)
+    for t in np.logspace(-6, 0, n_perturb) * scale:
+        g = rng.standard_normal(beta_star.shape)
+        add("perturbed beta", beta_star + t * g / np.linalg.norm(g), alpha_star)
+        if null is not None:                            # F e = 0: only the regulariser sees the step
+            add("perturbed beta (null direction)", beta_star + t * null, alpha_star)
+        top = 1.0 if np.isfinite(hi) else 2.0
+        a = np.clip(alpha_star + (t / scale) * top * rng.standard_normal(alpha_star.shape), lo, hi)
+        add("perturbed alpha", F.T @ (y * w * a) / lam, a)
+    for _ in range(n_perturb):
+        a = rng.uniform(0.0, 1.0 if np.isfinite(hi) else 2.0, size=y.shape[0])
+        add("random alpha", F.T @ (y * w * a) / lam, a)
+    return rows
+
+
+def null_direction(F):
+    """A unit vector e with F e = 0 (exists when F has more columns than its rank), else None."""
+    if F.shape[1] <= F.shape[0]:
+        return None
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        _, s, vt = np.linalg.svd(F, full_matrices=True)
+    rank = int(np.sum(s > s[0] * F.shape[1] * np.finfo(float).eps))
+    return vt[rank] if rank < F.shape[1] else None
+
+
+def kernel_gap_rows(K, F, y, lam, w, loss, alphas, rng):
+    """Section 4.2's kernelised gap, as printed and corrected, against eqs. (2) - (4) with explicit
+    features, relative to P_w: at w = w~ (one weight vector) and at a random w >= 0 near w~."""
+    rows = []
+    for a in alphas:
+        w_new = np.maximum(w + 0.2 * rng.standard_normal(w.shape), 0.0)
+        scale = max(abs(linear_primal_objective(F.T @ (y * w * a) / lam, F, y, lam, w, loss)), 1e-300)
+        true_same, true_new = true_gap(F, y, lam, w, w, a, loss), true_gap(F, y, lam, w_new, w, a, loss)
+        rows.append({"true_gap": true_same / scale,
+                     "printed_error": abs(printed_kernel_gap(K, y, lam, w, w, a, loss) - true_same) / scale,
+                     "corrected_error": abs(corrected_kernel_gap(K, y, lam, w, w, a, loss) - true_same) / scale,
+                     "corrected_error_other_w": abs(corrected_kernel_gap(K, y, lam, w_new, w, a, loss) - true_new) / scale})
+    return rows
+
+
+def run_instance(F, y, lam, w, loss, checkpoints, rng, null=None, n_perturb=6):
+    """Reference solve, checkpoint path, Lemma 3.1 pairs and Lemma 3.2 screening for one problem.
+
+    Returns (pairs, screening, kernel-gap rows) as lists of row dicts plus the
+    :class:`~svmcert.screening.weighted_svm.WeightedSVM` of the reference solve.
+    """
+    K = F @ F.T
+    alpha_star, beta_star, r_star, ref = reference_solution(F, y, lam, w, loss)
+    path = solve_path(K, y, lam, w, loss, checkpoints)
+    pairs = ball_pairs(F, y, lam, w, loss, path, alpha_star, beta_star, r_star, rng, n_perturb, null)
+    screening = screening_path(K, F, y, lam, w, loss, path, alpha_star, beta_star, r_star)
+    kgap = kernel_gap_rows(K, F, y, lam, w, loss, [alpha_star] + [a for _, a, _ in path[::3]], rng)
+    return pairs, screening, kgap, ref
+
+
+def screening_path(K, F, y, lam, w, loss, path, alpha_star, beta_star, r_star):
+    """Lemma 3.2 at every checkpoint: screened samples, violations, rate, relative gap.
+
+    ``violations_alpha``: screened samples with alpha*_i != 0. ``violations_margin``: screened
+    samples whose reference margin is certifiably inside the loss's active region,
+    m*_i + ||phi(x_i)|| r* <= 1 (hinge) or < 1 (squared hinge). ``ideal`` = fraction with alpha*_i = 0.
+    """
+    m_star = y * (F @ beta_star)
+    slack = np.linalg.norm(F, axis=1) * r_star
+    active = (m_star + slack <= 1.0) if loss == "hinge" else (m_star + slack < 1.0)
+    rows = []
+    for k, a, res in path:
+        mask = sss_screen(K, y, lam, w, a, loss, check_psd=False)
+        rows.append({"epochs": k, "rel_gap": res.gap / max(res.primal, np.finfo(float).tiny),
+                     "radius": _radius(res.gap, lam), "screened": int(mask.sum()),
+                     "rate": float(mask.mean()), "ideal": float(np.mean(alpha_star == 0)),
+                     "violations_alpha": int(np.sum(mask & (alpha_star != 0))),
+                     "violations_margin": int(np.sum(mask & active))})
+    return rows
+
+
+def true_gap(F, y, lam, w, w_tilde, alpha, loss="hinge"):
+    """P_w(beta_hat) - D_w(alpha) with beta_hat = F^T (y w_tilde alpha) / lam: eqs. (2) and (4) evaluated
+    with explicit features and subtracted."""
+    beta = F.T @ (y * w_tilde * alpha) / lam
+    return linear_primal_objective(beta, F, y, lam, w, loss) - linear_dual_objective(alpha, F, y, lam, w, loss)
+
+
+def printed_kernel_gap(K, y, lam, w, w_tilde, alpha, loss="hinge"):
+    """Section 4.2 as printed (with alpha^{*(w~)} inside l, the printed alpha^{*(w)} being a typo):
+    sum_i w_i [l(m_i) + l*(-alpha_i)] + (w - w~)^T diag(alpha) K_check diag(alpha) (w - w~) / (2 lam),
+    m = K_check (w~ alpha) / lam, K_check = diag(y) K diag(y)."""
+    Kc = y[:, None] * K * y[None, :]
+    m = Kc @ (w_tilde * alpha) / lam
+    dw = (w - w_tilde) * alpha
+    return float(w @ (loss_value(m, loss) + loss_conjugate(-alpha, loss))) + float(dw @ Kc @ dw) / (2 * lam)
+
+
+def corrected_kernel_gap(K, y, lam, w, w_tilde, alpha, loss="hinge"):
+    """The printed formula with the Fenchel-Young term alpha_i m_i restored inside the bracket:
+    sum_i w_i [l(m_i) + l*(-alpha_i) + alpha_i m_i] + (w - w~)^T diag(alpha) K_check diag(alpha) (w - w~) / (2 lam)."""
+    Kc = y[:, None] * K * y[None, :]
+    m = Kc @ (w_tilde * alpha) / lam
+    dw = (w - w_tilde) * alpha
+    return float(w @ (loss_value(m, loss) + loss_conjugate(-alpha, loss) + alpha * m)) + float(dw @ Kc @ dw) / (2 * lam)

@@ -1,0 +1,316 @@
+"""Kernel (Gram) matrices for the kernelised SVMs of Part II (Hanada et al., Sec. 5 and App. E).
+
+Every function takes samples as rows, ``X`` of shape (n, d) and optionally ``Y`` of shape (m, d),
+and returns the (n, m) matrix of k(x_i, y_j); ``Y=None`` means ``Y = X`` (the symmetric Gram).
+
+The neural tangent kernel (NTK) functions import JAX and neural-tangents only when first called,
+so ``import svmcert`` stays fast. They compute in float64 inside ``jax.experimental.enable_x64()``,
+a context manager: the process-wide JAX setting is left as it was (float32 by default) for any
+other code that uses JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_matrix, check_positive
+
+__all__ = [
+    "linear_kernel",
+    "rbf_kernel",
+    "rbf_gamma_scale",
+    "ntk_network",
+    "ntk_kernel",
+    "empirical_ntk_kernel",
+    "arccos_ntk_fc",
+]
+
+ARCHITECTURES = ("fc", "conv")
+
+
+# --------------------------------------------------------------------------- validation
+def _pair(X, Y):
+    X = check_matrix(X, "X")
+    if Y is None:
+        return X, None
+    Y = check_matrix(Y, "Y")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(f"Y: expected {X.shape[1]} features (columns) like X, got {Y.shape[1]}")
+    return X, Y
+
+
+def _nonnegative(value, name: str) -> float:
+    if value == 0 and not isinstance(value, bool):
+        return 0.0
+    return check_positive(value, name)
+
+
+def _depth(depth) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"depth: expected an integer >= 1 (number of hidden layers), got {depth!r}")
+    return int(depth)
+
+
+# --------------------------------------------------------------------------- classical kernels
+def linear_kernel(X, Y=None) -> np.ndarray:
+    """Linear kernel k(x, y) = <x, y>.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional. Default: ``X``.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m), ``X @ Y.T``; exactly symmetric when ``Y`` is None.
+    """
+    X, Y = _pair(X, Y)
+    if Y is None:
+        K = X @ X.T
+        return (K + K.T) / 2  # BLAS may round the two triangles differently
+    return X @ Y.T
+
+
+def rbf_gamma_scale(X) -> float:
+    """Default RBF width: gamma = 1 / (d * Var(X)), scikit-learn's ``gamma="scale"``.
+
+    Var is the variance of all entries of ``X`` together (not per feature). Hanada et al.
+    (App. E.2) set their width zeta = d' * V(Z) "as suggested in sklearn.svm.SVC", i.e. this
+    gamma = 1 / zeta. As in scikit-learn, a constant ``X`` (variance 0) gives gamma = 1.
+    """
+    X = check_matrix(X, "X")
+    var = float(X.var())
+    return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+
+
+def rbf_kernel(X, Y=None, gamma=None) -> np.ndarray:
+    """Gaussian (RBF) kernel k(x, y) = exp(-gamma ||x - y||^2).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional. Default: ``X``.
+    gamma : float > 0, optional. Default :func:`rbf_gamma_scale` of ``X`` (the training rows),
+        the paper's choice (App. E.2). Note that Sec. 5.1 of the paper prints the exponent as
+        -||x - y||_2 / zeta, without the square; scikit-learn, which App. E.2 says it follows,
+        squares the distance, and so do we.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m) with entries in (0, 1]; the diagonal is exactly 1 when ``Y`` is None.
+    """
+    X, Y = _pair(X, Y)
+    gamma = rbf_gamma_scale(X) if gamma is None else check_positive(gamma, "gamma")
+    Z = X if Y is None else Y
+    sq = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :] - 2.0 * (X @ Z.T)
+    np.maximum(sq, 0.0, out=sq)
+    if Y is None:
+        sq = (sq + sq.T) / 2
+        np.fill_diagonal(sq, 0.0)
+    return np.exp(-gamma * sq)
+
+
+# --------------------------------------------------------------------------- neural tangent kernel
+def _image_shape(d: int, image_shape):
+    if image_shape is None:
+        side = int(round(np.sqrt(d)))
+        if side * side != d:
+            raise ValueError(f"image_shape: X has {d} features, not a square number; give (height, width, channels)")
+        return (side, side, 1)
+    shape = tuple(int(s) for s in image_shape)
+    if len(shape) != 3 or min(shape) < 1 or int(np.prod(shape)) != d:
+        raise ValueError(f"image_shape: expected (height, width, channels) with product {d} (the number of "
+                         f"features), got {image_shape!r}")
+    return shape
+
+
+def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_std: float = 2 ** 0.5,
+                b_std: float = 0.1, filter_shape=(3, 3)):
+    """The ReLU network whose NTK :func:`ntk_kernel` computes, as a neural-tangents ``stax`` triple.
+
+    Parameters
+    ----------
+    architecture : ``"fc"``: ``depth`` times [Dense(width), Relu], then Dense(1).
+        ``"conv"``: ``depth`` times [Conv(width, filter_shape, padding SAME), Relu], then Flatten
+        and Dense(1): convolutions followed by one linear fully connected layer, the network of
+        Hanada et al., Sec. 5.2 (three 3x3 convolution layers by default).
+    depth : number of hidden (nonlinear) layers, >= 1.
+    width : hidden units / channels of a finite network (``init_fn``/``apply_fn``); the
+        infinite-width ``kernel_fn`` ignores it.
+    W_std, b_std : weight and bias standard deviations in the NTK parameterisation
+        (``stax.Dense``/``stax.Conv`` with ``parameterization="ntk"``): a layer computes
+        z = W_std / sqrt(fan_in) * W x + b_std * b with W, b standard normal. ``b_std = 0``: no bias.
+    filter_shape : convolution window (``"conv"`` only).
+
+    Returns
+    -------
+    (init_fn, apply_fn, kernel_fn) of :func:`neural_tangents.stax.serial`; inputs of the
+    ``"conv"`` network are NHWC images.
+    """
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture: expected one of {ARCHITECTURES}, got {architecture!r}")
+    depth = _depth(depth)
+    W_std = check_positive(W_std, "W_std")
+    b = _nonnegative(b_std, "b_std") or None
+    from neural_tangents import stax
+
+    layers = []
+    for _ in range(depth):
+        if architecture == "fc":
+            layers.append(stax.Dense(int(width), W_std=W_std, b_std=b))
+        else:
+            layers.append(stax.Conv(int(width), tuple(filter_shape), padding="SAME", W_std=W_std, b_std=b))
+        layers.append(stax.Relu())
+    if architecture == "conv":
+        layers.append(stax.Flatten())
+    layers.append(stax.Dense(1, W_std=W_std, b_std=b))
+    return stax.serial(*layers)
+
+
+def _to_network_input(A, architecture, shape):
+    return A if architecture == "fc" else A.reshape((A.shape[0],) + shape)
+
+
+def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float = 2 ** 0.5,
+               b_std: float = 0.1, image_shape=None, filter_shape=(3, 3), block_size: int = 100,
+               progress: bool = False) -> np.ndarray:
+    """Infinite-width neural tangent kernel of a ReLU network, computed by neural-tangents.
+
+    Parameters
+    ----------
+    X : array of shape (n, d). For ``"conv"`` each row is an image flattened in
+        (height, width, channels) order (NHWC), e.g. MNIST's 784 pixels.
+    Y : array of shape (m, d), optional. Default: ``X``.
+    architecture, depth, W_std, b_std, filter_shape : the network, see :func:`ntk_network`.
+    image_shape : (height, width, channels) for ``"conv"``; default a square one-channel image.
+    block_size : rows and columns per call of the kernel function. Memory grows like
+        block_size^2 * (pixels) floats; the last block is zero-padded so the function is compiled
+        once. With ``Y`` None only blocks on or above the diagonal are computed and mirrored.
+    progress : show a tqdm bar over blocks.
+
+    Returns
+    -------
+    K : float64 ndarray of shape (n, m), the NTK Theta(x_i, y_j) of the network's scalar output.
+    """
+    X, Y = _pair(X, Y)
+    depth = _depth(depth)
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+        raise ValueError(f"block_size: expected an integer >= 1, got {block_size!r}")
+    shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import enable_x64
+
+    _, _, kernel_fn = ntk_network(architecture, depth, 1, W_std, b_std, filter_shape)
+    Z = X if Y is None else Y
+    n, m, B = X.shape[0], Z.shape[0], int(min(block_size, max(X.shape[0], Z.shape[0])))
+    pairs = [(i, j) for i in range(0, n, B) for j in range(0, m, B) if Y is not None or j >= i]
+    K = np.empty((n, m))
+    with enable_x64():
+        fn = jax.jit(kernel_fn, static_argnames="get")
+
+        def block(A, start):
+            part = A[start:start + B]
+            padded = np.zeros((B, A.shape[1]))
+            padded[:len(part)] = part
+            return jnp.asarray(_to_network_input(padded, architecture, shape), dtype=jnp.float64), len(part)
+
+        iterator = pairs
+        if progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(pairs, desc="NTK blocks", leave=False)
+        for i, j in iterator:
+            a, na = block(X, i)
+            if Y is None and i == j:
+                K[i:i + na, i:i + na] = np.asarray(fn(a, None, "ntk"))[:na, :na]
+                continue
+            b, nb = block(Z, j)
+            K[i:i + na, j:j + nb] = np.asarray(fn(a, b, "ntk"))[:na, :nb]
+            if Y is None:
+                K[j:j + nb, i:i + na] = K[i:i + na, j:j + nb].T
+    return K
+
+
+def empirical_ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, width: int = 512,
+                         seed: int = 0, W_std: float = 2 ** 0.5, b_std: float = 0.1, image_shape=None,
+                         filter_shape=(3, 3)) -> np.ndarray:
+    """NTK of one finite, randomly initialised network: J(x) J(y)^T with J = d f / d parameters.
+
+    Same network as :func:`ntk_kernel` at finite ``width``, parameters drawn with
+    ``jax.random.PRNGKey(seed)``; computed by :func:`neural_tangents.empirical_ntk_fn`
+    (Jacobian contraction) in float64. As width -> infinity it converges to :func:`ntk_kernel`,
+    with fluctuations of order width^(-1/2) (Jacot et al., 2018).
+
+    Returns
+    -------
+    K : float64 ndarray of shape (n, m).
+    """
+    X, Y = _pair(X, Y)
+    if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
+        raise ValueError(f"width: expected an integer >= 1, got {width!r}")
+    shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
+    import jax
+    import jax.numpy as jnp
+    import neural_tangents as nt
+    from jax.experimental import enable_x64
+
+    init_fn, apply_fn, _ = ntk_network(architecture, depth, int(width), W_std, b_std, filter_shape)
+    with enable_x64():
+        a = jnp.asarray(_to_network_input(X, architecture, shape), dtype=jnp.float64)
+        b = None if Y is None else jnp.asarray(_to_network_input(Y, architecture, shape), dtype=jnp.float64)
+        _, params = init_fn(jax.random.PRNGKey(int(seed)), a.shape)
+        fn = jax.jit(nt.empirical_ntk_fn(apply_fn, vmap_axes=0, implementation=nt.NtkImplementation.JACOBIAN_CONTRACTION))
+        return np.asarray(fn(a, b, params), dtype=np.float64)
+
+
+def arccos_ntk_fc(X, Y=None, depth: int = 3, W_std: float = 2 ** 0.5, b_std: float = 0.1) -> np.ndarray:
+    """Closed-form NTK of the fully connected ReLU network, in numpy (no neural-tangents).
+
+    The arc-cosine recursion (Cho & Saul 2009; Jacot et al. 2018; Arora et al. 2019) in the
+    parameterisation of :func:`ntk_network` (``"fc"``). With Sigma the covariance of a layer's
+    pre-activations and Theta the NTK, start from Sigma = <x, y> / d, Theta = 0; each of the
+    ``depth`` hidden layers applies
+
+    * Dense: Sigma <- W_std^2 Sigma + b_std^2, Theta <- Sigma + W_std^2 Theta;
+    * ReLU: with q_x = Sigma(x, x), q_y = Sigma(y, y), s = sqrt(q_x q_y - Sigma^2) and
+      angle t = atan2(s, Sigma) in [0, pi]:
+      Sigma <- (s + (pi - t) Sigma) / (2 pi), Theta <- Theta (pi - t) / (2 pi), q <- q / 2;
+
+    and the readout Dense(1) applies the Dense step once more; the result is Theta.
+
+    Parameters
+    ----------
+    X : array of shape (n, d); Y : array of shape (m, d), optional (default ``X``).
+    depth : number of hidden layers, >= 1.
+    W_std : float > 0; b_std : float >= 0 (0 means no bias).
+
+    Returns
+    -------
+    K : ndarray of shape (n, m).
+    """
+    X, Y = _pair(X, Y)
+    depth = _depth(depth)
+    w2 = check_positive(W_std, "W_std") ** 2
+    b2 = _nonnegative(b_std, "b_std") ** 2
+    Z = X if Y is None else Y
+    d = X.shape[1]
+    sigma = (X @ Z.T) / d
+    qx = np.einsum("ij,ij->i", X, X) / d
+    qy = qx if Y is None else np.einsum("ij,ij->i", Z, Z) / d
+    if Y is None:  # the diagonal of sigma and q must be the same numbers (angle exactly 0)
+        sigma = (sigma + sigma.T) / 2
+        np.fill_diagonal(sigma, qx)
+    theta = np.zeros_like(sigma)
+    for _ in range(depth):
+        sigma, qx, qy = w2 * sigma + b2, w2 * qx + b2, w2 * qy + b2
+        theta = sigma + w2 * theta
+        s = np.sqrt(np.maximum(np.outer(qx, qy) - sigma ** 2, 0.0))
+        t = np.where((s == 0) & (sigma == 0), np.pi / 2, np.arctan2(s, sigma))
+        sigma = (s + (np.pi - t) * sigma) / (2 * np.pi)
+        theta = theta * (np.pi - t) / (2 * np.pi)
+        # q <- q / 2 written as the sigma update at angle 0, so a diagonal entry of sigma stays
+        # bit-for-bit equal to its q and its angle exactly 0 in the next layer
+        qx, qy = (np.pi * qx) / (2 * np.pi), (np.pi * qy) / (2 * np.pi)
+    sigma = w2 * sigma + b2
+    return sigma + w2 * theta
