@@ -55,6 +55,15 @@ class Claim:
     counterexample: dict | None = field(default=None)
     timing: bool = False
 
+    def _repr_markdown_(self) -> str:
+        """One line in the rendered chapter: the verdict, the claim and the numbers compared."""
+        if self.expect == "fails":
+            mark = "erratum reproduced" if not self.passed else "ERRATUM NOT REPRODUCED"
+        else:
+            mark = "holds" if self.passed else "FAILS"
+        return (f"**{mark}** `{self.id}` ({self.source}): observed {self.observed:.4g} "
+                f"{self.comparison} {self.reference:.4g} (tolerance {self.tolerance:g}, {self.instances} instances)")
+
     @property
     def as_expected(self) -> bool:
         """True when the verdict is the expected one (holds and passed, or erratum and failed)."""

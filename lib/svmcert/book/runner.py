@@ -132,7 +132,8 @@ def execute_chapter(job: ChapterJob, root: Path, quick: bool, parameters: dict) 
     running = build / "failed" / job.notebook
     running.parent.mkdir(parents=True, exist_ok=True)
     env_keys = {"SVMCERT_ROOT": str(root), "SVMCERT_OUTPUT_DIR": str(staging), "SVMCERT_DATA_DIR": str(target),
-                "MPLBACKEND": "Agg", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+                # figures must go inline into the executed notebook (an Agg backend would drop them)
+                "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     saved = {k: os.environ.get(k) for k in env_keys}
     os.environ.update(env_keys)
     params = dict(parameters)
