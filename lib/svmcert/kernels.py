@@ -4,12 +4,16 @@ Every function takes samples as rows, ``X`` of shape (n, d) and optionally ``Y``
 and returns the (n, m) matrix of k(x_i, y_j); ``Y=None`` means ``Y = X`` (the symmetric Gram).
 
 The neural tangent kernel (NTK) functions import JAX and neural-tangents only when first called,
-so ``import svmcert`` stays fast. They compute in float64 inside ``jax.experimental.enable_x64()``,
-a context manager: the process-wide JAX setting is left as it was (float32 by default) for any
-other code that uses JAX.
+so ``import svmcert`` stays fast. :func:`ntk_kernel` computes in float64 inside
+``jax.experimental.enable_x64()``, a context manager: the process-wide JAX setting is left as it
+was (float32 by default) for any other code that uses JAX. :func:`empirical_ntk_kernel` (finite
+networks) defaults to float32, for speed; see its docstring. :func:`arccos_ntk_fc` is plain numpy.
 """
 
 from __future__ import annotations
+
+import functools
+import numbers
 
 import numpy as np
 
@@ -40,9 +44,11 @@ def _pair(X, Y):
 
 
 def _nonnegative(value, name: str) -> float:
-    if value == 0 and not isinstance(value, bool):
-        return 0.0
-    return check_positive(value, name)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name}: expected a finite number >= 0, got {value!r}")
+    return float(value)
 
 
 def _depth(depth) -> int:
@@ -147,11 +153,8 @@ def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_st
     (init_fn, apply_fn, kernel_fn) of :func:`neural_tangents.stax.serial`; inputs of the
     ``"conv"`` network are NHWC images.
     """
-    if architecture not in ARCHITECTURES:
-        raise ValueError(f"architecture: expected one of {ARCHITECTURES}, got {architecture!r}")
-    depth = _depth(depth)
-    W_std = check_positive(W_std, "W_std")
-    b = _nonnegative(b_std, "b_std") or None
+    architecture, depth, W_std, b_std, filter_shape = _network_args(architecture, depth, W_std, b_std, filter_shape)
+    b = b_std or None
     from neural_tangents import stax
 
     layers = []
@@ -159,7 +162,7 @@ def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_st
         if architecture == "fc":
             layers.append(stax.Dense(int(width), W_std=W_std, b_std=b))
         else:
-            layers.append(stax.Conv(int(width), tuple(filter_shape), padding="SAME", W_std=W_std, b_std=b))
+            layers.append(stax.Conv(int(width), filter_shape, padding="SAME", W_std=W_std, b_std=b))
         layers.append(stax.Relu())
     if architecture == "conv":
         layers.append(stax.Flatten())
@@ -167,8 +170,32 @@ def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_st
     return stax.serial(*layers)
 
 
+def _network_args(architecture, depth, W_std, b_std, filter_shape):
+    """Validated, hashable network settings (the cache key of :func:`_jitted`)."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"architecture: expected one of {ARCHITECTURES}, got {architecture!r}")
+    fs = tuple(int(f) for f in np.atleast_1d(filter_shape))
+    if len(fs) != 2 or min(fs) < 1:
+        raise ValueError(f"filter_shape: expected two positive integers, got {filter_shape!r}")
+    return (architecture, _depth(depth), check_positive(W_std, "W_std"), _nonnegative(b_std, "b_std"), fs)
+
+
 def _to_network_input(A, architecture, shape):
     return A if architecture == "fc" else A.reshape((A.shape[0],) + shape)
+
+
+@functools.lru_cache(maxsize=32)
+def _jitted(kind: str, architecture: str, depth: int, width: int, W_std: float, b_std: float, filter_shape):
+    """Compiled kernel functions, one per network (repeated calls reuse the compilation)."""
+    import jax
+
+    init_fn, apply_fn, kernel_fn = ntk_network(architecture, depth, width, W_std, b_std, filter_shape)
+    if kind == "infinite":
+        return jax.jit(kernel_fn, static_argnames="get")
+    import neural_tangents as nt
+
+    fn = nt.empirical_ntk_fn(apply_fn, vmap_axes=0, implementation=nt.NtkImplementation.JACOBIAN_CONTRACTION)
+    return init_fn, jax.jit(fn)
 
 
 def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float = 2 ** 0.5,
@@ -193,21 +220,19 @@ def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float
     K : float64 ndarray of shape (n, m), the NTK Theta(x_i, y_j) of the network's scalar output.
     """
     X, Y = _pair(X, Y)
-    depth = _depth(depth)
+    args = _network_args(architecture, depth, W_std, b_std, filter_shape)
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
         raise ValueError(f"block_size: expected an integer >= 1, got {block_size!r}")
     shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
-    import jax
     import jax.numpy as jnp
     from jax.experimental import enable_x64
 
-    _, _, kernel_fn = ntk_network(architecture, depth, 1, W_std, b_std, filter_shape)
     Z = X if Y is None else Y
     n, m, B = X.shape[0], Z.shape[0], int(min(block_size, max(X.shape[0], Z.shape[0])))
     pairs = [(i, j) for i in range(0, n, B) for j in range(0, m, B) if Y is not None or j >= i]
     K = np.empty((n, m))
     with enable_x64():
-        fn = jax.jit(kernel_fn, static_argnames="get")
+        fn = _jitted("infinite", args[0], args[1], 1, *args[2:])
 
         def block(A, start):
             part = A[start:start + B]
@@ -234,33 +259,47 @@ def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float
 
 def empirical_ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, width: int = 512,
                          seed: int = 0, W_std: float = 2 ** 0.5, b_std: float = 0.1, image_shape=None,
-                         filter_shape=(3, 3)) -> np.ndarray:
+                         filter_shape=(3, 3), dtype: str = "float32") -> np.ndarray:
     """NTK of one finite, randomly initialised network: J(x) J(y)^T with J = d f / d parameters.
 
     Same network as :func:`ntk_kernel` at finite ``width``, parameters drawn with
-    ``jax.random.PRNGKey(seed)``; computed by :func:`neural_tangents.empirical_ntk_fn`
-    (Jacobian contraction) in float64. As width -> infinity it converges to :func:`ntk_kernel`,
-    with fluctuations of order width^(-1/2) (Jacot et al., 2018).
+    ``jax.random.PRNGKey(seed)`` (always in float32, so a seed gives the same network for either
+    ``dtype``); computed by :func:`neural_tangents.empirical_ntk_fn`
+    (Jacobian contraction). As width -> infinity it converges to :func:`ntk_kernel`, with
+    fluctuations of order width^(-1/2) (Jacot et al., 2018).
+
+    Parameters
+    ----------
+    dtype : ``"float32"`` (default) or ``"float64"``. XLA's CPU convolutions and their gradients
+        are 20-80 times slower in float64; float32 rounding (relative ~1e-6) is far below the
+        finite-width fluctuations this kernel is used to measure (>= 1e-2 at any affordable width).
+    Other parameters as in :func:`ntk_kernel`; ``width`` >= 1 is the hidden units / channels.
 
     Returns
     -------
     K : float64 ndarray of shape (n, m).
     """
     X, Y = _pair(X, Y)
+    args = _network_args(architecture, depth, W_std, b_std, filter_shape)
     if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or width < 1:
         raise ValueError(f"width: expected an integer >= 1, got {width!r}")
+    if dtype not in ("float32", "float64"):
+        raise ValueError(f"dtype: expected 'float32' or 'float64', got {dtype!r}")
     shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
+    import contextlib
+
     import jax
     import jax.numpy as jnp
-    import neural_tangents as nt
-    from jax.experimental import enable_x64
+    from jax.experimental import disable_x64, enable_x64
 
-    init_fn, apply_fn, _ = ntk_network(architecture, depth, int(width), W_std, b_std, filter_shape)
-    with enable_x64():
-        a = jnp.asarray(_to_network_input(X, architecture, shape), dtype=jnp.float64)
-        b = None if Y is None else jnp.asarray(_to_network_input(Y, architecture, shape), dtype=jnp.float64)
-        _, params = init_fn(jax.random.PRNGKey(int(seed)), a.shape)
-        fn = jax.jit(nt.empirical_ntk_fn(apply_fn, vmap_axes=0, implementation=nt.NtkImplementation.JACOBIAN_CONTRACTION))
+    init_fn, fn = _jitted("empirical", args[0], args[1], int(width), *args[2:])
+    in_shape = (X.shape[0],) + (shape if shape else (X.shape[1],))
+    with disable_x64():  # draw in float32 whatever the global setting: a seed is one network for both dtypes
+        _, params = init_fn(jax.random.PRNGKey(int(seed)), in_shape)
+    with enable_x64() if dtype == "float64" else contextlib.nullcontext():
+        params = jax.tree_util.tree_map(lambda p: jnp.asarray(p, dtype=dtype), params)
+        a = jnp.asarray(_to_network_input(X, architecture, shape), dtype=dtype)
+        b = None if Y is None else jnp.asarray(_to_network_input(Y, architecture, shape), dtype=dtype)
         return np.asarray(fn(a, b, params), dtype=np.float64)
 
 
