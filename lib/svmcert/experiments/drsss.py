@@ -20,7 +20,8 @@ from ..screening.drsss import drsss, gap_quadratic, max_gap_on_ball
 from ..signsvm.result import ConvergenceWarning
 from .duality import load_scaled
 
-__all__ = ["DATASETS", "TABLE3_LOG10_LAMBDA", "design", "gram", "lambda_grid", "screening_rates",
+__all__ = ["DATASETS", "TABLE3_LOG10_LAMBDA", "design", "gram", "lambda_grid", "screening_rates", "rates_for_gram",
+           "safety_on_gram",
            "random_weights", "multi_weight_table", "parameter_shift_table", "restricted_speedup", "one_thread"]
 
 DATASETS = ("australian", "breast-cancer", "heart", "ionosphere", "sonar", "splice", "svmguide1")
@@ -61,10 +62,14 @@ def _fit(K, y, lam, w, tol=1e-9, max_epochs=20000):
 
 def screening_rates(name, kernel, lams, a_values):
     """Share of samples DRSSS removes for W = {||w - 1|| <= sqrt(n+) |a - 1|} (Sec. 5, Fig. 5)."""
+    X, y = design(name)
+    return rates_for_gram(name, kernel, gram(X, kernel), y, lams, a_values)
+
+
+def rates_for_gram(name, kernel, K, y, lams, a_values):
+    """:func:`screening_rates` for a given Gram matrix (already including any intercept term)."""
     import pandas as pd
 
-    X, y = design(name)
-    K = gram(X, kernel)
     n, n_pos = len(y), int(np.sum(y > 0))
     rows = []
     for lam in lams:
@@ -81,6 +86,21 @@ def screening_rates(name, kernel, lams, a_values):
                          "support": int(np.count_nonzero(fit.alpha)), "fit_rel_gap": fit.gap / fit.primal,
                          "fit_seconds": t_fit})
     return pd.DataFrame(rows)
+
+
+def safety_on_gram(K, y, lam, a, rng, count):
+    """DRSSS at w_tilde = 1, then exact fits at ``count`` random weights on the sphere: how many
+    samples were removed, and how many of them are not certainly inactive at some weight (must be 0)."""
+    n = len(y)
+    S = np.sqrt(np.sum(y > 0)) * abs(a - 1.0)
+    removed = drsss(K, y, lam, np.ones(n), S, check_psd=False).removable
+    violations = 0
+    for w in random_weights(rng, n, S, count):
+        fit = _fit(K, y, lam, w, tol=1e-12)
+        r = np.sqrt(2 * max(fit.gap, 0) / lam)
+        certain = fit.margins - np.sqrt(np.diag(K)) * r > 1.0
+        violations += int(np.sum(removed & ~certain))
+    return int(removed.sum()), violations
 
 
 def random_weights(rng, n, S, count):
