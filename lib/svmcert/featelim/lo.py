@@ -1,0 +1,78 @@
+"""LO (Aksu eq. 5, from MFE-LO): re-fit scale and bias of a fixed direction in the hard-margin sense.
+
+    min_{a, b}  a^2 W   s.t.  y_n (a g_n + b) >= 1,   n = 1..N,
+
+with ``g_n = (w^{-m})^T x_n^{-m}`` and ``W = ||w^{-m}||^2``. It is a one-dimensional hard-margin
+SVM, solved in closed form: with ``a > 0`` every positive ``g`` must lie at least ``2 / a`` above
+every negative one, so the smallest ``|a|`` is ``2 / gap`` with
+``gap = min_{y=+1} g - max_{y=-1} g`` (and symmetrically for ``a < 0``). When neither gap is
+positive the data are not separable along the direction and LO is infeasible; with a single class
+``a = 0`` is optimal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_labels, check_positive, check_vector
+
+__all__ = ["LOResult", "solve_lo"]
+
+
+@dataclass(frozen=True)
+class LOResult:
+    """Solution of LO.
+
+    Attributes
+    ----------
+    feasible : bool
+        False when no ``(a, b)`` satisfies every constraint (classes overlap along ``g``).
+    a, b : float
+        Optimal scale and bias (``nan`` when infeasible).
+    gap : float
+        ``min_{y=+1} g - max_{y=-1} g`` (positive: separable with ``a > 0``).
+    wnorm2_after : float
+        Post-LO squared weight norm ``a^2 W`` (``inf`` when infeasible), the MFE-LO criterion.
+    """
+
+    feasible: bool
+    a: float
+    b: float
+    gap: float
+    wnorm2_after: float
+
+
+def solve_lo(g, y, wnorm2) -> LOResult:
+    """Solve LO (eq. 5) in closed form; infeasibility is reported, not raised.
+
+    Parameters
+    ----------
+    g : array_like (N,)
+        Projections on the kept direction.
+    y : array_like (N,)
+        Labels in {-1, +1}.
+    wnorm2 : float > 0
+        ``||w^{-m}||^2``.
+    """
+    g = check_vector(g, "g")
+    if g.shape[0] < 1:
+        raise ValueError("g: expected at least one sample, got length 0")
+    y = check_labels(y, g.shape[0], "y")
+    wnorm2 = check_positive(wnorm2, "wnorm2")
+    pos, neg = g[y > 0], g[y < 0]
+    if pos.size == 0 or neg.size == 0:
+        b = 1.0 if neg.size == 0 else -1.0
+        return LOResult(True, 0.0, b, np.inf, 0.0)
+    up = float(pos.min() - neg.max())     # separable with a > 0
+    down = float(neg.min() - pos.max())   # separable with a < 0
+    if up > 0:
+        a = 2.0 / up
+        b = 1.0 - a * float(pos.min())
+    elif down > 0:
+        a = -2.0 / down
+        b = 1.0 - a * float(pos.max())
+    else:
+        return LOResult(False, float("nan"), float("nan"), up, float("inf"))
+    return LOResult(True, a, b, up, a * a * wnorm2)
