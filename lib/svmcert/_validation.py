@@ -18,6 +18,8 @@ __all__ = [
     "check_sign",
     "check_alpha",
     "check_vector",
+    "check_iterations",
+    "check_two_classes",
 ]
 
 
@@ -115,3 +117,28 @@ def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
             f"{name}: expected every entry in [0, 1], found range [{arr.min():g}, {arr.max():g}]"
         )
     return arr
+
+
+def check_iterations(value, name: str) -> int:
+    """Return an iteration limit as an int >= 1.
+
+    Integers (Python or numpy) are accepted, and floats with an integral value (``1e4``);
+    booleans, fractions, NaN, inf, strings and None are not.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    ok = not isinstance(value, bool) and (
+        isinstance(value, numbers.Integral)
+        or (isinstance(value, numbers.Real) and np.isfinite(value) and float(value).is_integer())
+    )
+    if not ok or int(value) < 1:
+        raise ValueError(f"{name}: expected an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def check_two_classes(y, name: str = "y") -> np.ndarray:
+    """Require validated labels in {-1, +1} to contain both classes (a classifier needs two)."""
+    if y.size and (not np.any(y > 0) or not np.any(y < 0)):
+        raise ValueError(f"{name}: expected both classes -1 and +1, found only {float(y[0]):+g} "
+                         f"({y.size} samples)")
+    return y

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import http.client
 import importlib.util
+import numbers
 import os
 import tempfile
 import urllib.request
@@ -115,7 +116,7 @@ NAMES = tuple(REGISTRY) + (MNIST_NAME,)
 # --------------------------------------------------------------------------- lookup
 def _get_spec(name):
     if name not in NAMES:
-        raise ValueError(f"unknown data set {name!r}; valid names: {', '.join(NAMES)}")
+        raise ValueError(f"name: unknown data set {name!r}; valid names: {', '.join(NAMES)}")
     return REGISTRY.get(name)
 
 
@@ -409,8 +410,11 @@ def decode_splice(X, atol=1e-6):
     Raises
     ------
     ValueError
-        X is not 2-D, or a value is not within ``atol`` of a code.
+        X is not 2-D, a value is not within ``atol`` of a code, or ``atol`` is not a finite
+        number >= 0.
     """
+    if isinstance(atol, bool) or not isinstance(atol, numbers.Real) or not np.isfinite(atol) or atol < 0:
+        raise ValueError(f"atol: expected a finite number >= 0, got {atol!r}")
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n, positions), got shape {X.shape}")

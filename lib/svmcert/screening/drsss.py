@@ -53,7 +53,7 @@ def gap_quadratic(K, y, lam, w_tilde, alpha_hat, loss: str = "hinge", check_psd:
     K : (n, n) PSD Gram matrix; y : labels +-1; lam : lambda > 0.
     w_tilde : (n,) the weights the model was fitted with; alpha_hat : (n,) its dual point.
     """
-    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd)
+    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
     alpha = _check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
     m = _margins(alpha, K, y, lam, w_tilde)
     c = loss_value(m, loss) + loss_conjugate(-alpha, loss)
@@ -116,7 +116,7 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
     The weights in W may be negative where the ball leaves the orthant; maximising over the whole
     ball only enlarges R, so the rule stays safe for the nonnegative weights in W.
     """
-    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd)
+    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
     S = check_positive(S, "S")
     if alpha_hat is None:
         fit = fit_weighted_svm(K, y, lam, w_tilde, loss, tol=tol, check_psd=False)

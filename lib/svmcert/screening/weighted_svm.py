@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_labels, check_matrix, check_positive, check_vector
+from .._validation import check_iterations, check_labels, check_matrix, check_positive, check_vector
 from ..signsvm.result import ConvergenceWarning
 from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_numpy, epoch_numpy, matvec_compiled,
                             pivoted_cholesky)
@@ -115,13 +115,13 @@ def check_gram(K, n: int | None = None, name: str = "K", psd: bool = True) -> np
     return K
 
 
-def _check_problem(K, y, lam, weights, loss, psd=True):
+def _check_problem(K, y, lam, weights, loss, psd=True, weights_name="weights"):
     y = check_labels(y)
     K = check_gram(K, y.shape[0], psd=psd)
     lam = check_positive(lam, "lam")
-    w = check_vector(weights, "weights", y.shape[0])
+    w = check_vector(weights, weights_name, y.shape[0])
     if w.min() < 0:
-        raise ValueError(f"weights: expected nonnegative entries (Definition 2.1), found {w.min():g}")
+        raise ValueError(f"{weights_name}: expected nonnegative entries (Definition 2.1), found {w.min():g}")
     return K, y, lam, w, _check_loss(loss)
 
 
@@ -283,8 +283,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     """
     K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=check_psd)
     tol = check_positive(tol, "tol")
-    if int(max_epochs) < 1:
-        raise ValueError(f"max_epochs: expected at least 1, got {max_epochs}")
+    max_epochs = check_iterations(max_epochs, "max_epochs")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     if low_rank not in ("auto", True, False):

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_positive, check_sign, check_X_y
+from .._validation import check_iterations, check_positive, check_sign, check_vector, check_X_y
 from .objectives import _project
 from .result import ConvergenceWarning, History, SolverResult, certificate
 
@@ -107,8 +107,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
     sign = check_sign(sign, X.shape[1])
-    if int(max_epochs) < 1:
-        raise ValueError(f"max_epochs: expected at least 1, got {max_epochs}")
+    max_epochs = check_iterations(max_epochs, "max_epochs")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     n = X.shape[0]
@@ -122,7 +121,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         indptr = np.concatenate(([0], np.cumsum([s.size for s in support]))).astype(np.int64)
         indices = np.concatenate(support).astype(np.int64) if n else np.zeros(0, np.int64)
         values = np.concatenate(vals) if n else np.zeros(0)
-    alpha = np.zeros(n) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, 1.0)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
     omega = Z.T @ alpha / lam_n
     rng = np.random.default_rng(seed)
     hist = History(time.perf_counter())

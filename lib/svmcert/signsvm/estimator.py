@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_sign
+from .._validation import check_iterations, check_positive, check_sign
 from .solve import SOLVERS, solve
 
 __all__ = ["SignConstrainedSVC"]
@@ -67,17 +70,15 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
 
     def _lam(self, n):
         if self.lam is not None:
-            if not np.isfinite(self.lam) or self.lam <= 0:
-                raise ValueError(f"lam: expected a finite number > 0, got {self.lam!r}")
-            return float(self.lam)
-        if not np.isfinite(self.C) or self.C <= 0:
-            raise ValueError(f"C: expected a finite number > 0, got {self.C!r}")
-        return 1.0 / (float(self.C) * n)
+            return check_positive(self.lam, "lam")
+        return 1.0 / (check_positive(self.C, "C") * n)
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and binary labels y (any two values)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
+        with _naming_the_argument():
+            X, y = validate_data(self, X, y, dtype=np.float64)
+        with _naming_the_argument("y"):
+            check_classification_targets(y)
         kind = type_of_target(y, input_name="y")
         self.classes_ = np.unique(y)
         if kind not in ("binary", "unknown") and self.classes_.size > 2:
@@ -89,14 +90,18 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"solver: expected one of {SOLVERS}, got {self.solver!r}")
         ypm = np.where(y == self.classes_[1], 1.0, -1.0)
         sign = check_sign(self.sign_constraints, X.shape[1], "sign_constraints")
+        lam = self._lam(X.shape[0])
+        tol = check_positive(self.tol, "tol")
+        max_iter = check_iterations(self.max_iter, "max_iter")
         if self.fit_intercept:
-            X = np.hstack([X, np.full((X.shape[0], 1), float(self.intercept_scaling))])
+            scaling = check_positive(self.intercept_scaling, "intercept_scaling")
+            X = np.hstack([X, np.full((X.shape[0], 1), scaling)])
             sign = np.append(sign, 0.0)
         key = "max_epochs" if self.solver in ("auto", "dual-coordinate") else "max_iter"
-        options = {key: int(self.max_iter)}
+        options = {key: max_iter}
         if key == "max_epochs":
             options["seed"] = int(self.random_state)
-        res = solve(X, ypm, self._lam(X.shape[0]), sign, solver=self.solver, tol=self.tol, **options)
+        res = solve(X, ypm, lam, sign, solver=self.solver, tol=tol, **options)
         w = res.w
         if self.fit_intercept:
             self.coef_, self.intercept_ = w[:-1][None, :], np.array([w[-1] * float(self.intercept_scaling)])
@@ -109,10 +114,30 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed distance-like score <w, x> (+ intercept); positive means ``classes_[1]``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        with _naming_the_argument():
+            X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         """Class labels from the sign of :meth:`decision_function`."""
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+
+
+@contextlib.contextmanager
+def _naming_the_argument(default: str = "X"):
+    """Make scikit-learn's input-validation errors name the argument (DESIGN.md, bad input).
+
+    Messages that already name X or y pass unchanged; the others get a ``default:`` prefix
+    (``y:`` for a length mismatch). The text after the prefix is scikit-learn's, so anything that
+    matches on it (``check_estimator``) still matches.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        msg = str(exc)
+        if re.search(r"(^|\W)[Xy](\W|$)", msg):
+            raise
+        name = "y" if "inconsistent numbers of samples" in msg else default
+        raise ValueError(f"{name}: {msg}") from exc

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_positive, check_sign, check_X_y
+from .._validation import check_iterations, check_positive, check_sign, check_vector, check_X_y
 from .line_search import maximize_pieces, pieces_sweep
 from .result import ConvergenceWarning, History, SolverResult, certificate
 from .objectives import _project
@@ -32,17 +32,16 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
     tol : stop when the relative duality gap (P(w(alpha)) - D(alpha)) / P(w(alpha)) <= tol.
     max_iter : iteration limit; reaching it without the gap emits :class:`ConvergenceWarning`
         and sets ``converged=False``.
-    alpha0 : starting point in [0, 1]^n (default 0).
+    alpha0 : starting point, length n (default 0); entries outside [0, 1] are clipped.
     """
     X, y = check_X_y(X, y)
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
     sign = check_sign(sign, X.shape[1])
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter: expected at least 1, got {max_iter}")
+    max_iter = check_iterations(max_iter, "max_iter")
     n = X.shape[0]
     Z = y[:, None] * X
-    alpha = np.zeros(n) if alpha0 is None else np.clip(np.asarray(alpha0, float), 0.0, 1.0)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
     omega = Z.T @ alpha / (lam * n)
     hist = History(time.perf_counter())
     converged = False

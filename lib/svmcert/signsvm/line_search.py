@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_vector
+from .._validation import check_vector, check_X_y
 from .objectives import _omega, _validate_dual_args
 
 __all__ = ["LineSearch", "line_search", "line_search_pieces_quadratic", "maximize_pieces", "pieces_sweep"]
@@ -47,6 +47,12 @@ class LineSearch(NamedTuple):
     a: np.ndarray
     b: np.ndarray
     c: np.ndarray
+
+
+def _alpha_u(alpha, u, X, y):
+    """alpha and u as vectors of length n (the rows of X); the rest is checked by _line_data."""
+    n = check_X_y(X, y)[0].shape[0]
+    return check_vector(alpha, "alpha", n), check_vector(u, "u", n)
 
 
 def _line_data(alpha, u_or_q, X, y, lam, sign, name):
@@ -173,8 +179,7 @@ def line_search(alpha, u, X, y, lam, sign=None) -> LineSearch:
     LineSearch
         eta, breakpoints theta and piece coefficients (a, b, c).
     """
-    alpha_arr = check_vector(alpha, "alpha")
-    u_arr = check_vector(u, "u", alpha_arr.shape[0])
+    alpha_arr, u_arr = _alpha_u(alpha, u, X, y)
     if u_arr.min() < 0 or u_arr.max() > 1:
         raise ValueError(f"u: expected every entry in [0, 1], found range [{u_arr.min():g}, {u_arr.max():g}]")
     w0, wq, sign, lam, sum_q, sum_a = _line_data(alpha_arr, u_arr - alpha_arr, X, y, lam, sign, "u")
@@ -185,8 +190,7 @@ def line_search(alpha, u, X, y, lam, sign=None) -> LineSearch:
 def line_search_pieces_quadratic(alpha, u, X, y, lam, sign=None) -> LineSearch:
     """The same pieces computed as the paper does: for every piece, sum over all d coordinates
     whether each is active at the piece's midpoint (O(d) per piece, O(d^2) in all)."""
-    alpha_arr = check_vector(alpha, "alpha")
-    u_arr = check_vector(u, "u", alpha_arr.shape[0])
+    alpha_arr, u_arr = _alpha_u(alpha, u, X, y)
     w0, wq, sign, lam, sum_q, sum_a = _line_data(alpha_arr, u_arr - alpha_arr, X, y, lam, sign, "u")
     _, cross, idx = _breakpoints(w0, wq, sign)
     ordered = np.sort(cross[idx])

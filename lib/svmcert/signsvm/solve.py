@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._validation import check_two_classes, check_X_y
 from .coordinate_ascent import dual_coordinate_ascent
 from .frank_wolfe import frank_wolfe
 from .result import SolverResult
@@ -16,7 +17,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, **optio
 
     Parameters
     ----------
-    X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0.
+    X : (n, d) samples as rows; y : (n,) labels +-1, both classes present (the algorithms
+        themselves, :func:`dual_coordinate_ascent` and :func:`frank_wolfe`, also accept one class:
+        without an intercept that problem is well posed, and the book uses it for counterexamples);
+        lam : lambda > 0.
     sign : (d,) entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : ``"auto"`` (currently dual coordinate ascent with exact steps, the fastest certified
         solver measured here), ``"dual-coordinate"`` or ``"frank-wolfe"`` (Algorithm 1).
@@ -33,6 +37,8 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, **optio
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    X, y = check_X_y(X, y)
+    check_two_classes(y)
     if solver in ("auto", "dual-coordinate"):
         return dual_coordinate_ascent(X, y, lam, sign, tol=tol, **options)
     return frank_wolfe(X, y, lam, sign, tol=tol, **options)
