@@ -7,7 +7,11 @@ STAMP  := $(VENV)/.install-stamp
 JOBS   ?= 2
 SHELL  := /bin/bash
 
-.PHONY: install test book run build check clean
+# Tests of the rendered book (headless Chromium screenshots, link check): they need _build/html,
+# so `make test` leaves them out and `make browser-test` runs them after `make book`.
+BOOK_TESTS := tests/test_browser.py tests/test_links.py
+
+.PHONY: install test book run build check browser-test clean
 
 install: $(STAMP)
 
@@ -19,7 +23,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(addprefix --ignore=,$(BOOK_TESTS))
 
 run: install
 	$(BIN)/svmcert book run -j $(JOBS)
@@ -31,6 +35,10 @@ book: run build
 
 check: install
 	$(BIN)/svmcert book check
+
+# Needs `make book` first and Debian's chromium (.ci/run installs it); screenshots: _build/screenshots
+browser-test: install
+	SVMCERT_BROWSER_TEST_REQUIRED=1 $(BIN)/python -m pytest $(BOOK_TESTS)
 
 clean:
 	rm -rf _build

@@ -1,8 +1,11 @@
 """The papermill runner, the drift check and the CLI, on throw-away projects in tmp_path."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -10,6 +13,7 @@ import pytest
 
 from svmcert.book import check, runner
 from svmcert.book.cli import main
+from svmcert.book.provenance import ProvenanceNote
 
 GOOD = """from svmcert import book, claims
 book.start_chapter("good", paper="tajima")
@@ -58,19 +62,6 @@ def test_toc_order_puts_appendix_last_and_rejects_unknown(project):
     assert [j.name for j in runner.select_chapters(jobs, ["book/p/bad.ipynb"])] == ["bad"]
 
 
-def test_failure_names_notebook_and_cell_and_keeps_committed_tables(project, capsys):
-    jobs = runner.select_chapters(runner.toc_notebooks(project), ["good", "bad", "agg"])
-    status = runner.run_chapters(jobs, keep_going=True)
-    out = capsys.readouterr().out
-    assert status == 1
-    assert "book/p/bad.ipynb: cell 1" in out and "ValueError: boom in the third line" in out
-    assert (project / "data" / "tables" / "bad" / "t.csv").read_text() == "x\n1.0\n"   # untouched
-    assert (project / "data" / "tables" / "good" / "t.csv").is_file()                   # good one landed
-    assert json.loads((project / "data" / "claims" / "good.json").read_text())["claims"][0]["passed"]
-    assert "agg" in out and (project / "_build" / "executed" / "book" / "appendix" / "agg.ipynb").is_file()
-    assert (project / "_build" / "failed" / "book" / "p" / "bad.ipynb").is_file()
-
-
 def test_without_keep_going_stops_at_first_failure(project, capsys):
     jobs = runner.select_chapters(runner.toc_notebooks(project), ["bad", "good"])
     assert runner.run_chapters(jobs) == 1
@@ -85,11 +76,172 @@ def test_quick_runs_never_touch_data_and_parameters_are_injected(project):
     assert "0.25" in table
     executed = nbformat.read(project / "_build" / "quick-executed" / "book" / "p" / "good.ipynb", as_version=4)
     assert "quick = True" in executed.cells[1].source  # papermill's injected-parameters cell
+    claims = json.loads((project / "_build" / "quick" / "data" / "claims" / "good.json").read_text())
+    assert claims["claims"][0]["passed"]
 
 
-def test_parallel_run(project):
-    jobs = runner.select_chapters(runner.toc_notebooks(project), ["good", "agg"])
-    assert runner.run_chapters(jobs, jobs_in_parallel=2) == 0
+def _make_project(root: Path, chapters: dict[str, str], committed: dict[str, str] | None = None) -> Path:
+    """A throw-away book: chapters ``book/p/<name>`` (in this order) and the aggregating ``agg``."""
+    (root / "lib" / "svmcert").mkdir(parents=True)
+    entries = "".join(f"      - file: book/p/{name}\n" for name in chapters)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nparts:\n  - caption: P\n    chapters:\n"
+                                   f"{entries}  - caption: A\n    chapters:\n      - file: book/appendix/agg\n")
+    (root / "book").mkdir()
+    (root / "book" / "intro.md").write_text("# intro\n")
+    for name, body in chapters.items():
+        _notebook(root / "book" / "p" / f"{name}.ipynb", body)
+    _notebook(root / "book" / "appendix" / "agg.ipynb", "import os\nopen(os.path.join(os.environ['SVMCERT_ROOT'], 'agg-ran'), 'w').close()")
+    for name, csv in (committed or {}).items():
+        (root / "data" / "tables" / name).mkdir(parents=True)
+        (root / "data" / "tables" / name / "t.csv").write_text(csv)
+    return root
+
+
+# Each chapter announces itself, then waits (at most 60 s) until the other one has announced itself
+# too: both finishing with met=True proves they ran at the same time, in different processes.
+RENDEZVOUS = """import os, time
+from pathlib import Path
+from svmcert import book
+me, other = "{me}", "{other}"
+root = Path(os.environ["SVMCERT_ROOT"])
+(root / f"arrived-{{me}}").write_text(str(os.getppid()))
+deadline = time.time() + 60
+while not (root / f"arrived-{{other}}").exists() and time.time() < deadline:
+    time.sleep(0.05)
+book.start_chapter(me, paper="tajima")
+book.save_table([{{"met": (root / f"arrived-{{other}}").exists(), "worker": os.getppid()}}], "t", rtol=0, atol=0,
+                timing=["worker"], display=False)"""
+
+
+def test_parallel_keep_going_run_names_the_failure_and_keeps_committed_tables(tmp_path, monkeypatch, capsys):
+    """`svmcert book run -j 2 --keep-going`: chapters run at the same time in two worker processes,
+    one progress line each; the failing one is named with its cell, its committed table stays, the
+    rest (the appendix included) still runs, and the exit status is non-zero."""
+    root = _make_project(tmp_path / "proj", {"p1": RENDEZVOUS.format(me="p1", other="p2"),
+                                             "p2": RENDEZVOUS.format(me="p2", other="p1"), "bad": BAD},
+                         committed={"bad": "x\n1.0\n"})
+    monkeypatch.setenv("SVMCERT_ROOT", str(root))
+    assert main(["book", "run", "-j", "2", "--keep-going"]) == 1
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.startswith("[")]
+    assert len(lines) == 4, out                                   # one progress line per chapter
+    for name in ("p1", "p2", "bad", "agg"):
+        assert sum(line.split()[1] == name for line in lines) == 1, out
+    assert lines[-1].split()[1] == "agg" and (root / "agg-ran").is_file()   # appendix last, after the failure
+    assert "book/p/bad.ipynb: cell 1" in out and "ValueError: boom in the third line" in out
+    assert "1 chapter(s) failed: book/p/bad.ipynb" in out
+    assert (root / "data" / "tables" / "bad" / "t.csv").read_text() == "x\n1.0\n"   # untouched
+    assert (root / "_build" / "failed" / "book" / "p" / "bad.ipynb").is_file()
+    rows = {name: (root / "data" / "tables" / name / "t.csv").read_text().splitlines()[1] for name in ("p1", "p2")}
+    assert all(row.startswith("True,") for row in rows.values()), rows   # they met: they overlapped in time
+    workers = {int(row.split(",")[1]) for row in rows.values()}
+    assert len(workers) == 2 and os.getpid() not in workers            # two worker processes, not this one
+    assert (root / "_build" / "executed" / "book" / "p" / "p1.ipynb").is_file()
+
+
+SLOW = """import os, time
+from pathlib import Path
+from svmcert import book
+book.start_chapter("{name}", paper="tajima")
+book.save_table([{{"x": 2.0}}], "t", rtol=0, atol=0, display=False)      # staged, never committed
+Path(os.environ["SVMCERT_ROOT"], "started-{name}").write_text(str(os.getpid()))
+time.sleep(120)"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_sigint_leaves_committed_tables_intact_and_stops_the_kernels(tmp_path):
+    """SIGINT to the runner alone (not its process group) with two chapters running in parallel.
+
+    (A terminal's Ctrl-C also reaches the workers; in a serial run the interrupt lands in the
+    runner's own papermill call: both are simpler cases of this one.)"""
+    names, jobs = ["s1", "s2"], 2
+    root = _make_project(tmp_path / "proj", {n: SLOW.format(name=n) for n in names},
+                         committed={n: "x\n1.0\n" for n in names})
+    env = {**os.environ, "SVMCERT_ROOT": str(root)}
+    proc = subprocess.Popen([sys.executable, "-m", "svmcert", "book", "run", "-j", str(jobs)], cwd=root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = [root / f"started-{n}" for n in names[:jobs]]
+    deadline = time.time() + 120
+    while not all(p.exists() for p in started) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    assert all(p.exists() for p in started), f"chapters did not start: {proc.communicate(timeout=60)}"
+    proc.send_signal(signal.SIGINT)                       # to the runner only, not its process group
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted: committed tables left untouched" in err
+    for n in names:
+        assert (root / "data" / "tables" / n / "t.csv").read_text() == "x\n1.0\n"
+        assert not (root / "_build" / "executed" / "book" / "p" / f"{n}.ipynb").exists()
+    assert not (root / "agg-ran").exists()
+    kernels = [int(p.read_text()) for p in started]
+    deadline = time.time() + 30
+    while any(_alive(k) for k in kernels) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(k) for k in kernels), "a chapter's kernel outlived the interrupted run"
+
+
+PROVENANCE = """import matplotlib.pyplot as plt
+from svmcert import book
+book.start_chapter("prov", paper="tajima", notebook="book/p/prov.ipynb", seed=3, quick=quick)
+book.save_table([{"x": 1.0}], "shown", rtol=0, atol=0, caption="A table")
+book.save_table([{"x": 2.0}], "hidden", rtol=0, atol=0, display=False)
+fig, ax = plt.subplots()
+ax.plot([0, 1])
+book.save_figure(fig, "line")
+plt.show()"""
+
+
+def test_tables_and_figures_carry_provenance_sidecars_and_notes(tmp_path, monkeypatch):
+    root = _make_project(tmp_path / "proj", {"prov": PROVENANCE})
+    monkeypatch.setenv("SVMCERT_ROOT", str(root))
+    assert runner.run_chapters(runner.select_chapters(runner.toc_notebooks(root), ["prov"])) == 0
+    tables = root / "data" / "tables" / "prov"
+    shown, hidden = (json.loads((tables / f"{n}.meta.json").read_text()) for n in ("shown", "hidden"))
+    assert shown["kind"] == "table" and shown["displayed"] is True and hidden["displayed"] is False
+    prov = shown["provenance"]
+    assert prov["notebook"] == "book/p/prov.ipynb" and prov["parameters"]["seed"] == 3
+    assert {"git_commit", "git_dirty", "svmcert_version", "data_sha256"} <= set(prov)
+    fig_meta = json.loads((root / "_build" / "figures" / "prov" / "line.meta.json").read_text())
+    assert fig_meta["kind"] == "figure" and fig_meta["file"] == "line.png" and fig_meta["provenance"] == prov
+    assert (root / "_build" / "figures" / "prov" / "line.png").stat().st_size > 1000
+
+    nb = nbformat.read(root / "_build" / "executed" / "book" / "p" / "prov.ipynb", as_version=4)
+    outputs = [o for o in nb.cells[-1].outputs if o.output_type in ("display_data", "execute_result")]
+    kinds = []
+    for o in outputs:
+        html = o.data.get("text/html", "")
+        if "svmcert-provenance" in html:
+            kinds.append("note:" + html.split('data-name="')[1].split('"')[0])
+            assert "book/p/prov.ipynb" in html and "seed=3" in html and "<table" not in html
+        elif "<table" in html:
+            kinds.append("table")
+        elif "image/png" in o.data:
+            kinds.append("image")
+        elif "text/markdown" in o.data:
+            kinds.append("caption")
+    # each note sits right under its table or figure; the undisplayed table has neither
+    assert kinds == ["caption", "table", "note:shown", "image", "note:line"], kinds
+    text = [o.data["text/plain"] for o in outputs if "svmcert-provenance" in o.data.get("text/html", "")]
+    assert text[0].startswith("table shown: book/p/prov.ipynb, commit")
+
+
+def test_provenance_note_is_compact_and_escaped():
+    note = ProvenanceNote("table", "t<1>", {"notebook": "book/p/x.ipynb", "git_commit": "abcdef0123456789",
+                                           "git_dirty": True, "svmcert_version": "0.1.0",
+                                           "parameters": {"notebook": "book/p/x.ipynb", "seed": 0, "big": list(range(100))},
+                                           "data_sha256": {"heart": "f" * 64}}, "data/tables/x/t.csv")
+    html = note._repr_html_()
+    assert 'data-name="t&lt;1&gt;"' in html and "abcdef0 + local changes" in html and "<table" not in html
+    assert "heart " + "f" * 12 in html and "f" * 13 not in html          # checksums shortened
+    assert "seed=0" in html and "…" in html and "notebook=" not in html   # long values cut
+    assert repr(note).startswith("table t<1>: book/p/x.ipynb, commit abcdef0 + local changes, svmcert 0.1.0")
 
 
 def _git(root, *args):

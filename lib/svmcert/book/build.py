@@ -49,8 +49,11 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
 def vendor_mathjax(static_dir: Path) -> Path:
     """Copy MathJax 3 (es5 build, from the ``django-static-mathjax`` wheel) into ``static_dir``.
 
-    The book then typesets its mathematics without reaching a CDN, so it reads correctly offline;
-    ``_config.yml`` points Sphinx's ``mathjax_path`` at ``mathjax/tex-chtml.js`` in ``_static``.
+    The book then typesets its mathematics without reaching a CDN, so it reads correctly offline.
+    ``build_book`` passes ``<src>/_vendor``: ``_config.yml`` lists that folder in
+    ``html_static_path`` (Sphinx publishes it as ``_static``) and points ``mathjax_path`` at
+    ``mathjax/tex-chtml.js``. The folder must not be called ``_static`` in the sources: Jupyter
+    Book 1 adds every ``.js`` file under a source ``_static`` folder to every page.
     """
     import importlib.util
 
@@ -72,7 +75,7 @@ def build_book(root: Path | None = None, quick: bool = False) -> int:
     build = root / "_build"
     executed = build / ("quick-executed" if quick else "executed")
     src = assemble_sources(root, executed, build / "src")
-    vendor_mathjax(src / "_static")
+    vendor_mathjax(src / "_vendor")
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(root),
            "--builder", "html", "--keep-going"]

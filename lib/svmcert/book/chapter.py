@@ -3,30 +3,25 @@
 Tables go to ``tables/<chapter>/<name>.csv`` with a sidecar ``<name>.meta.json`` that declares the
 tolerance ``svmcert book check`` uses for the table, its timing columns (excluded from the
 check) and its provenance (notebook, parameters, git commit, library version, data checksums).
+Figures go to ``_build/figures/<chapter>/<name>.png`` with the same kind of sidecar. A collapsed
+provenance note (:class:`svmcert.book.provenance.ProvenanceNote`) is shown under every table and
+figure the helpers display.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
-from .paths import atomic_write_bytes, atomic_write_text, output_dir, project_root
+from .paths import atomic_write_bytes, atomic_write_text, data_dir, output_dir, project_root
+from .provenance import ProvenanceNote, git_state, relative_to_root
 
 __all__ = ["Chapter", "start_chapter", "current_chapter", "save_table", "save_figure", "glue"]
 
 _CURRENT: "Chapter | None" = None
-
-
-def _git_commit(root: Path) -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() if out.returncode == 0 else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def _plain(value):
@@ -55,7 +50,7 @@ class Chapter:
         self.data_checksums: dict[str, str] = {}
         self.root = project_root()
         self.out = output_dir()
-        self.commit = _git_commit(self.root)
+        self.commit, self.dirty = git_state(self.root)
 
     # ---------------------------------------------------------------- paths
     @property
@@ -92,6 +87,7 @@ class Chapter:
             "notebook": self.parameters.get("notebook", ""),
             "parameters": self.parameters,
             "git_commit": self.commit,
+            "git_dirty": self.dirty,
             "svmcert_version": __version__,
             "data_sha256": dict(self.data_checksums),
         }
@@ -116,7 +112,7 @@ def current_chapter() -> Chapter:
 
 def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption: str | None = None,
                display: bool = True):
-    """Write a table as CSV (atomically) and display it.
+    """Write a table as CSV (atomically) and display it with its provenance note underneath.
 
     Parameters
     ----------
@@ -128,6 +124,8 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
     timing : names of columns that hold wall-clock measurements (or ratios of them); they are
         shown but excluded from the drift check.
     caption : optional sentence shown above the table.
+    display : show the table (and its provenance note). The sidecar records the choice
+        (``"displayed"``), so tests of the rendered book know which tables a page must show.
 
     Returns
     -------
@@ -146,8 +144,9 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
     chapter = current_chapter()
     path = chapter.tables_dir / f"{name}.csv"
     atomic_write_text(path, df.to_csv(index=False, float_format="%.10g"))
-    meta = {"rtol": rtol, "atol": atol, "timing_columns": list(timing), "caption": caption or "",
-            "provenance": chapter.provenance()}
+    provenance = chapter.provenance()
+    meta = {"kind": "table", "rtol": rtol, "atol": atol, "timing_columns": list(timing), "caption": caption or "",
+            "displayed": bool(display), "provenance": provenance}
     atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")
     if display:
         from IPython.display import Markdown
@@ -156,10 +155,42 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
         if caption:
             show(Markdown(f"**{caption}**"))
         show(df)
+        final = data_dir() / "tables" / chapter.name / f"{name}.csv"   # where the runner commits it
+        show(ProvenanceNote("table", name, provenance, relative_to_root(final, chapter.root)))
 
 
-def save_figure(fig, name: str, display: bool = False) -> Path:
-    """Save a matplotlib figure under ``_build/figures/<chapter>/<name>.png`` (regenerated, not committed)."""
+_PENDING_FIGURE_NOTES: list = []
+
+
+def _show_pending_figure_notes(*_args) -> None:
+    """``post_run_cell`` hook: show the notes of the figures saved in the cell that just ran.
+
+    It runs after the inline backend has drawn the cell's figures (``post_execute``), so each note
+    lands under its figure, in the same cell's output.
+    """
+    from IPython import get_ipython
+    from IPython.display import display as show
+
+    notes = list(_PENDING_FIGURE_NOTES)
+    _PENDING_FIGURE_NOTES.clear()
+    shell = get_ipython()
+    if shell is not None:
+        try:
+            shell.events.unregister("post_run_cell", _show_pending_figure_notes)
+        except ValueError:
+            pass
+    for note in notes:
+        show(note)
+
+
+def save_figure(fig, name: str, display: bool = False, caption: str | None = None) -> Path:
+    """Save a matplotlib figure under ``_build/figures/<chapter>/<name>.png`` (regenerated, not committed).
+
+    A sidecar ``<name>.meta.json`` records its provenance, like a table's. With ``display`` the
+    figure is shown here, with its provenance note under it. Without (the usual pattern is
+    ``save_figure(fig, name)`` followed by ``plt.show()``) the note is shown at the end of the
+    cell, after the figure; outside IPython there is nothing to show.
+    """
     chapter = current_chapter()
     path = chapter.figures_dir / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -168,10 +199,25 @@ def save_figure(fig, name: str, display: bool = False) -> Path:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     atomic_write_bytes(path, buf.getvalue())
+    provenance = chapter.provenance()
+    meta = {"kind": "figure", "caption": caption or "", "file": path.name, "provenance": provenance}
+    atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")
+    note = ProvenanceNote("figure", name, provenance, relative_to_root(path, chapter.root))
+    from IPython import get_ipython
+
     if display:
         from IPython.display import display as show
 
         show(fig)
+        show(note)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)  # shown once: the inline backend would draw an open figure again at the cell's end
+    elif get_ipython() is not None:
+        shell = get_ipython()
+        if not _PENDING_FIGURE_NOTES:
+            shell.events.register("post_run_cell", _show_pending_figure_notes)
+        _PENDING_FIGURE_NOTES.append(note)
     return path
 
 

@@ -9,8 +9,10 @@ Executed copies go to ``_build/executed/<path>.ipynb`` (a failed one stays in ``
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -109,6 +111,24 @@ def _commit_staging(staging: Path, target: Path, chapter: str) -> list[str]:
     return moved
 
 
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold SIGINT (Ctrl-C) back while a chapter's files are moved into place.
+
+    A chapter's outputs then land all together or not at all; an interrupt that arrives meanwhile
+    is delivered (as ``KeyboardInterrupt``) as soon as the move is done.
+    """
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - no POSIX signal masks here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _describe_failure(exc: BaseException, notebook: Path) -> str:
     cell = getattr(exc, "cell_index", None)
     count = getattr(exc, "exec_count", None)
@@ -152,9 +172,10 @@ def execute_chapter(job: ChapterJob, root: Path, quick: bool, parameters: dict) 
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    files = _commit_staging(staging, target, job.name)
-    executed.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(running, executed)
+    with _sigint_deferred():
+        files = _commit_staging(staging, target, job.name)
+        executed.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(running, executed)
     shutil.rmtree(staging, ignore_errors=True)
     return ChapterOutcome(job, True, time.perf_counter() - start, files=files)
 
@@ -167,6 +188,24 @@ def _report(outcome: ChapterOutcome, index: int, total: int, stream) -> None:
     print(line, file=stream, flush=True)
     if not outcome.ok:
         print(f"  {outcome.message}", file=stream, flush=True)
+
+
+def _interrupt_workers(pool: ProcessPoolExecutor, futures) -> None:
+    """Ctrl-C in the parent: drop queued chapters and pass the interrupt on to running ones.
+
+    A terminal's Ctrl-C reaches the workers anyway (same process group); a SIGINT sent to the
+    parent alone would otherwise leave it waiting for every running chapter to finish. A worker
+    interrupted mid-chapter commits nothing (its staging folder is discarded); one that is
+    moving its files into place finishes the move first (:func:`_sigint_deferred`).
+    """
+    for fut in futures:
+        fut.cancel()
+    for proc in list(getattr(pool, "_processes", {}).values()):
+        if proc.is_alive():
+            try:
+                os.kill(proc.pid, signal.SIGINT)
+            except OSError:
+                pass
 
 
 def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_parallel: int = 1,
@@ -192,15 +231,19 @@ def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_paralle
         else:
             with ProcessPoolExecutor(max_workers=jobs_in_parallel, mp_context=get_context("spawn")) as pool:
                 futures = {pool.submit(execute_chapter, job, root, quick, parameters): job for job in phase}
-                for fut in as_completed(futures):
-                    outcome = fut.result()
-                    done += 1
-                    _report(outcome, done, total, stream)
-                    if not outcome.ok:
-                        failed.append(outcome)
-                        if not keep_going:
-                            for other in futures:
-                                other.cancel()
+                try:
+                    for fut in as_completed(futures):
+                        outcome = fut.result()
+                        done += 1
+                        _report(outcome, done, total, stream)
+                        if not outcome.ok:
+                            failed.append(outcome)
+                            if not keep_going:
+                                for other in futures:
+                                    other.cancel()
+                except KeyboardInterrupt:
+                    _interrupt_workers(pool, futures)
+                    raise
     if failed:
         names = ", ".join(str(o.job.notebook) for o in failed)
         print(f"{len(failed)} chapter(s) failed: {names}; committed tables left untouched.", file=stream)
