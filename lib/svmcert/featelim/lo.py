@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_labels, check_positive, check_vector
 
-__all__ = ["LOResult", "solve_lo"]
+__all__ = ["LOResult", "solve_lo", "linearly_separable"]
 
 
 @dataclass(frozen=True)
@@ -76,3 +76,20 @@ def solve_lo(g, y, wnorm2) -> LOResult:
     else:
         return LOResult(False, float("nan"), float("nan"), up, float("inf"))
     return LOResult(True, a, b, up, a * a * wnorm2)
+
+
+def linearly_separable(X, y) -> bool:
+    """Whether some ``(w, b)`` has ``y_n (w^T x_n + b) >= 1`` for every sample (an LP, HiGHS).
+
+    Hard-margin SVMs and LO need it; a feasibility LP decides it exactly (up to HiGHS's
+    feasibility tolerance of 1e-7).
+    """
+    from scipy.optimize import linprog
+
+    from .._validation import check_X_y
+
+    X, y = check_X_y(X, y)
+    n, d = X.shape
+    A = -(y[:, None] * np.column_stack([X, np.ones(n)]))
+    res = linprog(np.zeros(d + 1), A_ub=A, b_ub=-np.ones(n), bounds=[(None, None)] * (d + 1), method="highs")
+    return res.status == 0

@@ -87,6 +87,7 @@ def active_set_qp(G, d, A, t, q0, W0, *, tol=1e-12, max_iter=1000):
         Z = scipy.linalg.null_space(AW) if W else np.eye(n)
         pd = None
         ray = False
+        reduced_gradient = 0.0
         if Z.shape[1] == 0:
             p = np.zeros(n)
         else:
@@ -95,17 +96,20 @@ def active_set_qp(G, d, A, t, q0, W0, *, tol=1e-12, max_iter=1000):
             pos = evals > tol * 1e3 * gscale
             pd = bool(pos.all())
             gz = Z.T @ h
+            reduced_gradient = float(np.linalg.norm(gz))
             if not pd:
                 U = evecs[:, ~pos]
                 proj = U @ (U.T @ gz)
-                if np.linalg.norm(proj) > tol * 1e3 * (np.linalg.norm(h) + 1.0):
+                if np.linalg.norm(proj) > tol * 1e3 * (np.linalg.norm(h) + 1e-300):
                     p = -Z @ proj
                     ray = True
             if not ray:
                 V = evecs[:, pos]
                 p = -Z @ (V @ ((V.T @ gz) / evals[pos]))
         pnorm = float(np.linalg.norm(p))
-        if pnorm <= tol * 1e3 * (1.0 + float(np.linalg.norm(q))):
+        # p = 0 exactly when the reduced gradient Z^T h vanishes (h in the range of A_W^T); tested
+        # relative to |h| so that the test does not depend on the scale of C and W
+        if reduced_gradient <= tol * 1e3 * (float(np.linalg.norm(h)) + 1e-300):
             if W:
                 sol, *_ = np.linalg.lstsq(AW.T, h, rcond=None)
                 lam = {int(i): float(v) for i, v in zip(W, sol)}

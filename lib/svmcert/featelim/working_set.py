@@ -20,7 +20,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from .qp1 import check_qp1_input
 
@@ -86,10 +85,11 @@ def check_working_set(W1, W2, g, y, wnorm2, *, rtol: float = 1e-10) -> WorkingSe
     if size == 0:
         r1, Z = True, np.eye(N + 2)
     else:
-        sv = np.linalg.svd(AW, compute_uv=False)
+        # one full SVD gives the rank (R1) and an orthonormal null-space basis (for R2)
+        _, sv, Vt = np.linalg.svd(AW, full_matrices=True)
         rank = int(np.sum(sv > rtol * max(sv[0], 1.0)))
         r1 = rank == size
-        Z = scipy.linalg.null_space(AW, rcond=rtol)
+        Z = Vt[rank:].T
     if Z.shape[1] == 0:
         return WorkingSetCheck(N, size, n_da, r1, True, c2, 0, float("inf"))
     z1 = Z[0]

@@ -57,7 +57,7 @@ def solve_qp1_svc(g, y, C, wnorm2, tol: float = 1e-12) -> QP1Reference:
     scale = np.sqrt(wnorm2)
     import warnings
     from sklearn.exceptions import ConvergenceWarning
-    clf = SVC(kernel="linear", C=C, tol=tol, max_iter=10 ** 7)
+    clf = SVC(kernel="linear", C=C, tol=tol, max_iter=10 ** 6)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         clf.fit((g / scale)[:, None], y)
