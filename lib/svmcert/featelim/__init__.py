@@ -11,6 +11,7 @@
 """
 
 from .active_set import drd_active_set, drd_direction
+from .bounds import l1svm_bound, loo_errors, radius_margin_bound
 from .elimination import (CRITERIA, EliminationResult, EliminationStep, candidate_projections, candidate_scores,
                           eliminate_features, fit_linear_svm, lo_scores)
 from .lo import LOResult, linearly_separable, solve_lo
@@ -26,4 +27,5 @@ __all__ = ["solve_qp1", "QP1Result", "QP1Iteration", "qp1_matrices", "qp1_object
            "ICQPIteration", "check_working_set", "WorkingSetCheck", "working_set_rows", "enumerate_working_sets",
            "solve_lo", "LOResult", "linearly_separable", "radius_squared", "enclosing_sphere", "SphereResult", "squared_diameter",
            "radius_squared_without_each_feature", "jung_interval", "eliminate_features", "candidate_scores",
-           "candidate_projections", "lo_scores", "fit_linear_svm", "EliminationResult", "EliminationStep", "CRITERIA"]
+           "candidate_projections", "lo_scores", "fit_linear_svm", "EliminationResult", "EliminationStep", "CRITERIA",
+           "radius_margin_bound", "l1svm_bound", "loo_errors"]

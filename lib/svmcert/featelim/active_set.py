@@ -49,6 +49,33 @@ def drd_direction(s: int, W1, g, y) -> np.ndarray:
     return np.concatenate([[1.0, -g[s]], zeta])
 
 
+def _first_block(only1, only2, xi, m, rate):
+    """Ratio test along a move whose margins change at ``rate`` per unit step.
+
+    A violator (margin row only) blocks when its slack ``xi = 1 - m`` reaches 0 (``rate > 0``); a
+    zero-slack sample (slack row only) blocks when its margin falls to 1 (``rate < 0``). Returns the
+    first blocking sample and the step to it (``inf`` if none; ties go to the lowest index).
+    """
+    tn = np.full(m.shape[0], np.inf)
+    c1 = only1 & (rate > 0)
+    tn[c1] = xi[c1] / rate[c1]
+    c2 = only2 & (rate < 0)
+    tn[c2] = (m[c2] - 1.0) / (-rate[c2])
+    np.maximum(tn, 0.0, out=tn)
+    r = int(np.argmin(tn))
+    return r, float(tn[r])
+
+
+def _add_missing_row(r, only1, in1, in2) -> int:
+    """Make ``r`` doubly active by adding the row it lacks; returns that row's absolute index."""
+    N = in1.shape[0]
+    if only1[r]:
+        in2[r] = True
+        return N + r
+    in1[r] = True
+    return r
+
+
 def _sets(in1, in2, record):
     if not record:
         return (), ()
@@ -104,50 +131,26 @@ def drd_active_set(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=1000
                     in2[s] = False
                 only1 = in1 & ~in2
                 only2 = in2 & ~in1
-                ys = y * sigma
                 xi = np.where(only1, 1.0 - m, 0.0)
-                tn = np.full(N, np.inf)
-                c1 = only1 & (ys > 0)
-                tn[c1] = xi[c1]
-                c2 = only2 & (ys < 0)
-                tn[c2] = m[c2] - 1.0
-                r = int(np.argmin(tn))
-                if not np.isfinite(tn[r]):  # pragma: no cover - QP1 is bounded below
+                r, step = _first_block(only1, only2, xi, m, y * sigma)
+                if not np.isfinite(step):  # pragma: no cover - QP1 is bounded below
                     raise RuntimeError("QP1 active set: unbounded pivot (the problem is bounded; report this)")
-                step = max(float(tn[r]), 0.0)
-                if only1[r]:
-                    in2[r] = True
-                    blocking = N + r
-                else:
-                    in1[r] = True
-                    blocking = r
+                blocking = _add_missing_row(r, only1, in1, in2)
                 b = y[r] - a * g[r]
                 D = [r]
                 iters.append(QP1Iteration(k, "pivot", W1t, W2t, step, step, blocking, dropped, mult, obj, True))
                 continue
             t_star = -slope / W
             direction = 1.0 if t_star > 0 else -1.0
-            dyg = ydg * direction
-            tn = np.full(N, np.inf)
-            c1 = only1 & (dyg > 0)            # slack of a violator falls to 0
-            tn[c1] = xi[c1] / dyg[c1]
-            c2 = only2 & (dyg < 0)            # margin of a zero-slack sample falls to 1
-            tn[c2] = (m[c2] - 1.0) / (-dyg[c2])
-            np.maximum(tn, 0.0, out=tn)
-            r = int(np.argmin(tn))
+            r, t_block = _first_block(only1, only2, xi, m, ydg * direction)
             znorm = float(np.sqrt(1.0 + g[s] ** 2 + np.sum(dg[only1] ** 2)))
-            if tn[r] < abs(t_star):
-                if only1[r]:
-                    in2[r] = True
-                    blocking = N + r
-                else:
-                    in1[r] = True
-                    blocking = r
+            if t_block < abs(t_star):
+                blocking = _add_missing_row(r, only1, in1, in2)
                 # Both s and r are on the margin now: pin (a, b) exactly to the two equations.
-                a = (y[s] - y[r]) / (g[s] - g[r]) if g[s] != g[r] else a + direction * float(tn[r])
+                a = (y[s] - y[r]) / (g[s] - g[r]) if g[s] != g[r] else a + direction * t_block
                 b = y[s] - a * g[s]
                 D = [s, r]
-                iters.append(QP1Iteration(k, "blocked", W1t, W2t, float(tn[r]) / abs(t_star),
+                iters.append(QP1Iteration(k, "blocked", W1t, W2t, t_block / abs(t_star),
                                           abs(t_star) * znorm, blocking, None, None, obj, True))
             else:
                 a = a + t_star
