@@ -242,7 +242,34 @@ def test_record_false_keeps_counts():
     g, y, C, W = _instance(rng, 15)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        a = solve_qp1(g, y, C, W, record=False)
+        a = solve_qp1(g, y, C, W, record=False, engine="numpy")
     b = solve_qp1(g, y, C, W)
     assert a.n_iter == b.n_iter and a.objective == b.objective
     assert a.iterations[0].W1 == ()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), N=st.integers(1, 40), logC=st.floats(-4, 4), logW=st.floats(-2, 2),
+       start=st.one_of(st.none(), st.tuples(st.floats(-5, 5), st.floats(-5, 5))), round_to=st.sampled_from([None, 0]))
+def test_compiled_engine_matches_numpy_reference(seed, N, logC, logW, start, round_to):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(N) < 0.5, 1.0, -1.0)
+    g = rng.normal(size=N) + rng.normal() * y
+    if round_to is not None:
+        g = np.round(g, round_to)
+    C, W = 10 ** logC, 10 ** logW
+    ref = solve_qp1(g, y, C, W, start=start, record=False, engine="numpy")
+    fast = solve_qp1(g, y, C, W, start=start, record=False, engine="numba")
+    assert fast.converged and fast.n_iter >= 1 and fast.iterations == []
+    # same optimum; iteration counts may differ only through ties broken by rounding
+    scale = max(1.0, ref.objective)
+    assert fast.objective == pytest.approx(ref.objective, rel=1e-12, abs=1e-12 * C * N)
+    assert abs(fast.gap) <= 1e-11 * scale + 1e-12 * C * N
+    assert np.all(fast.alpha >= 0) and np.all(fast.alpha <= C)
+
+
+def test_engine_validation():
+    with pytest.raises(ValueError, match="engine"):
+        solve_qp1([1.0, -1.0], [1.0, -1.0], 1.0, 1.0, engine="cuda")
+    with pytest.raises(ValueError, match="engine"):
+        solve_qp1([1.0, -1.0], [1.0, -1.0], 1.0, 1.0, engine="numba", record=True)

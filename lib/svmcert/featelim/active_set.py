@@ -76,13 +76,32 @@ def _add_missing_row(r, only1, in1, in2) -> int:
     return r
 
 
+def _drd_compiled(g, y, C, W, a, b, in1, in2, s0, tol, max_iter):
+    from ._drd_kernel import drd_kernel
+
+    g = np.ascontiguousarray(g, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    a, b, D0, D1, lam0, lam1, k, converged, _ = drd_kernel(g, y, float(C), float(W), float(a), float(b),
+                                                           in1, in2, int(s0), float(tol), int(max_iter))
+    only1 = in1 & ~in2
+    alpha = np.where(only1, C, 0.0)
+    if converged:
+        alpha[D0] = lam0
+        if D1 >= 0:
+            alpha[D1] = lam1
+    elif D1 < 0 and only1.any():
+        alpha[D0] = min(max(-y[D0] * C * float(y[only1].sum()), 0.0), C)
+    return _finish("active-set", a, b, g, y, C, W, alpha, [], bool(converged), in1.copy(), in2.copy(), max_iter,
+                   n_iterations=int(k))
+
+
 def _sets(in1, in2, record):
     if not record:
         return (), ()
     return tuple(np.flatnonzero(in1).tolist()), tuple(np.flatnonzero(in2).tolist())
 
 
-def drd_active_set(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=1000, record=True):
+def drd_active_set(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=1000, record=True, compiled=False):
     """Solve QP1 by the specialised active-set method (inputs validated by :func:`solve_qp1`).
 
     Starts at ``a = a0`` with the best bias for it (:func:`best_bias`), whose kink sample is the
@@ -94,6 +113,8 @@ def drd_active_set(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=1000
     a = float(a0)
     b, s0 = initial_margin_setter(a, g, y, b0)
     in1, in2 = initial_working_set(a, b, s0, g, y)
+    if compiled:
+        return _drd_compiled(g, y, C, W, a, b, in1, in2, s0, tol, max_iter)
     D = [s0]
     tol_lam = tol * C * max(N, 1)
     iters: list[QP1Iteration] = []

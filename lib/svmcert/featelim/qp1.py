@@ -120,11 +120,12 @@ class QP1Result:
     method: str = "active-set"
     W1: np.ndarray | None = None
     W2: np.ndarray | None = None
+    n_iterations: int | None = None
 
     @property
     def n_iter(self) -> int:
-        """Number of iterations."""
-        return len(self.iterations)
+        """Number of iterations (the compiled engine counts them without records)."""
+        return len(self.iterations) if self.n_iterations is None else self.n_iterations
 
     @property
     def gap(self) -> float:
@@ -229,18 +230,18 @@ def initial_working_set(a, b, s, g, y):
     return in1, in2
 
 
-def _finish(method, a, b, g, y, C, wnorm2, alpha, iterations, converged, W1, W2, max_iter):
+def _finish(method, a, b, g, y, C, wnorm2, alpha, iterations, converged, W1, W2, max_iter, n_iterations=None):
     xi = qp1_slacks(a, b, g, y)
     if not converged:
         warnings.warn(f"solve_qp1 ({method}) stopped at max_iter={max_iter} before reaching optimality",
                       ConvergenceWarning, stacklevel=3)
     return QP1Result(a=float(a), b=float(b), xi=xi, objective=qp1_objective(a, b, g, y, C, wnorm2),
                      iterations=iterations, alpha=alpha, dual_objective=qp1_dual_objective(alpha, g, y, wnorm2),
-                     converged=converged, method=method, W1=W1, W2=W2)
+                     converged=converged, method=method, W1=W1, W2=W2, n_iterations=n_iterations)
 
 
 def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: float = 1e-12,
-              max_iter: int | None = None, record: bool = True) -> QP1Result:
+              max_iter: int | None = None, record: bool = True, engine: str = "auto") -> QP1Result:
     """Solve QP1 (eq. 6) by an active-set method.
 
     Parameters
@@ -270,6 +271,10 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
         Default ``20 N + 100``. Stopping there issues a :class:`ConvergenceWarning`.
     record : bool
         Keep each iteration's working set in :attr:`QP1Result.iterations`.
+    engine : {"auto", "numpy", "numba"}
+        For ``method="active-set"``: the numpy implementation (the tested reference, which
+        records iterations) or the compiled loop (no records). ``"auto"`` compiles when
+        ``record=False``.
 
     Returns
     -------
@@ -277,6 +282,10 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
     """
     if method not in ("active-set", "nocedal-wright"):
         raise ValueError(f"method: expected 'active-set' or 'nocedal-wright', got {method!r}")
+    if engine not in ("auto", "numpy", "numba"):
+        raise ValueError(f"engine: expected 'auto', 'numpy' or 'numba', got {engine!r}")
+    if engine == "numba" and record:
+        raise ValueError("engine: the compiled engine keeps no iteration records; pass record=False")
     g, y, C, wnorm2 = check_qp1_input(g, y, C, wnorm2)
     if start is None:
         a0, b0 = 1.0, None
@@ -289,6 +298,8 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
         raise ValueError(f"max_iter: expected a positive integer, got {max_iter!r}")
     if method == "active-set":
         from .active_set import drd_active_set
-        return drd_active_set(g, y, C, wnorm2, a0=a0, b0=b0, tol=tol, max_iter=int(max_iter), record=record)
+        compiled = engine == "numba" or (engine == "auto" and not record)
+        return drd_active_set(g, y, C, wnorm2, a0=a0, b0=b0, tol=tol, max_iter=int(max_iter), record=record,
+                              compiled=compiled)
     from .nocedal_wright import qp1_nocedal_wright
     return qp1_nocedal_wright(g, y, C, wnorm2, a0=a0, b0=b0, tol=tol, max_iter=int(max_iter), record=record)
