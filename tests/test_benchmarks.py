@@ -1,0 +1,97 @@
+"""Smoke tests of the benchmark harness (svmcert.experiments.benchmarks, benchmarks/run.py) on tiny
+sizes: the rows have the declared columns, accuracies are what they claim to be, and the verdict
+logic is right. No assertion is made on any time."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcert.experiments import benchmarks as bm
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _check_rows(rows, n):
+    assert len(rows) == n
+    for r in rows:
+        assert list(r) == bm.COLUMNS
+        assert r["ours_seconds"] > 0 and r["reference_seconds"] > 0
+        assert r["ratio"] == pytest.approx(r["reference_seconds"] / r["ours_seconds"])
+        assert r["ours_runs"] >= 1 and r["reference_runs"] >= 1
+        assert np.isfinite(r["ours_accuracy"]) and np.isfinite(r["reference_accuracy"])
+        assert (r["met"] is None) == (r["target"] == "")
+    assert set(bm.TIMING_COLUMNS) <= set(bm.COLUMNS)
+
+
+def test_measure_repeats_within_budget_and_returns_the_result():
+    calls = []
+    best, out, k = bm.measure(lambda: calls.append(1) or len(calls), repeat=3, budget=10.0)
+    assert k == 3 and out == 3 and best >= 0
+    calls.clear()
+    _, _, k = bm.measure(lambda: calls.append(1), repeat=3, budget=0.0)   # over budget after one call
+    assert k == 1
+    _, _, k = bm.measure(lambda: None, repeat=1, budget=0.0, min_seconds=0.001)
+    assert 1 <= k <= 200
+
+
+def test_row_verdicts():
+    r = bm._row("b", "p", 1, (1.0, 1), (20.0, 1), 0.0, 0.0, "a", 10.0)
+    assert r["ratio"] == 20.0 and r["met"] is True and r["target"] == "ratio >= 10"
+    assert bm._row("b", "p", 1, (1.0, 1), (20.0, 1), 0.0, 0.0, "a", 10.0, met_extra=False)["met"] is False
+    assert bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a", 10.0)["met"] is False
+    assert bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a")["met"] is None
+    assert len(bm.targets([r, bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a")])) == 1
+
+
+@pytest.fixture(scope="module")
+def mnist_small():
+    return bm.mnist_problem(rows=120, seed=0)
+
+
+def test_mnist_problem_constrains_half_the_pixels(mnist_small):
+    X, y, sign = mnist_small
+    assert X.shape == (120, 784) and set(np.unique(y)) == {-1.0, 1.0}
+    assert np.count_nonzero(sign) == 392 and set(np.unique(sign)) == {-1.0, 0.0, 1.0}
+    norms = np.linalg.norm(X, axis=1)
+    assert np.allclose(norms[norms > 0], 1.0)
+
+
+def test_sign_constrained_first_order_and_unconstrained(mnist_small):
+    X, y, sign = mnist_small
+    rows, duals = bm.sign_constrained(X, y, sign, [1.0, 1e-2], max_epochs=50, budget=0.0)
+    _check_rows(rows, 2)
+    assert all(r["ours_accuracy"] >= 0 and r["reference_accuracy"] >= -1e-8 for r in rows)
+    fo = pd.DataFrame(bm.first_order(X, y, sign, [1.0, 1e-2], 5, duals, rows))
+    assert len(fo) == 6 and (fo["relative_gap"] >= -1e-12).all()
+    uc = bm.unconstrained(X, y, [1.0], max_epochs=50, budget=0.0)
+    _check_rows(uc, 1)
+    assert "LinearSVC tol=" in uc[0]["note"]
+
+
+def test_line_search_ball_qp1_weighted_svm():
+    rng = np.random.default_rng(0)
+    ls = bm.line_search(rng, [50, 100], budget=0.0)
+    _check_rows(ls, 2)
+    assert all(r["ours_accuracy"] <= 1e-12 and r["reference_accuracy"] <= 1e-12 for r in ls)
+    ball = bm.quadratic_on_ball(rng, [5], [4, 5], hard_sizes=[5], budget=0.0)
+    _check_rows(ball, 4)
+    assert all(r["ours_accuracy"] <= 1e-9 and r["reference_accuracy"] <= 1e-6 for r in ball)
+    assert sum("SDP" in r["benchmark"] for r in ball) == 2
+    qp = bm.qp1(rng, [50], [1.0], budget=0.0)
+    _check_rows(qp, 1)
+    assert abs(qp[0]["reference_accuracy"]) < 1e-6 and qp[0]["target"] == ""
+    ws = bm.weighted_svm([40, 60], budget=0.0)
+    _check_rows(ws, 2)
+    assert ws[-1]["target"] == "ratio >= 10" and ws[0]["target"] == ""
+    assert all(r["ours_accuracy"] <= 1e-8 and r["reference_accuracy"] >= -1e-9 for r in ws)
+
+
+def test_run_script_imports_and_has_both_size_sets():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert set(mod.FULL) == set(mod.QUICK)
+    assert mod.FULL["ls_sizes"][-1] == 10_000 and 1000 in mod.FULL["qp1_sizes"]
