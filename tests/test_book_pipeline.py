@@ -273,6 +273,9 @@ def test_compare_tables_and_claims_rules():
     assert check.compare_tables("a,s,k\n1.01,1,x\n", "a,s,k\n1.0,1,x\n", meta)
     assert "row count" in check.compare_tables("a,s,k\n1,1,x\n1,1,x\n", "a,s,k\n1,1,x\n", meta)[0]
     assert check.compare_tables("a,s,k\n1,1,y\n", "a,s,k\n1,1,x\n", meta)
+    # a text column with empty cells: missing on both sides is no drift, missing on one side is
+    assert check.compare_tables("a,s,k\n1,1,\n1,1,x\n", "a,s,k\n1,1,\n1,1,x\n", meta) == []
+    assert check.compare_tables("a,s,k\n1,1,\n1,1,x\n", "a,s,k\n1,1,y\n1,1,x\n", meta)
     old = {"claims": [{"id": "c", "passed": True, "expect": "holds", "observed": 1e-12, "tolerance": 1e-9,
                        "comparison": "<=", "reference": 0.0}]}
     new = json.loads(json.dumps(old)); new["claims"][0]["observed"] = 5e-10

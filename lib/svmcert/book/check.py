@@ -63,7 +63,9 @@ def compare_tables(new_csv: str, old_csv: str, meta: dict) -> list[str]:
             for i in np.flatnonzero(bad)[:5]:
                 problems.append(f"column {col!r} row {i}: {bv[i]:.6g} -> {av[i]:.6g} (allowed atol={atol:g}, rtol={rtol:g})")
         else:
-            diff = a.astype(str).to_numpy() != b.astype(str).to_numpy()
+            # pandas' string dtype keeps missing cells as NaN, and NaN != NaN: compare them as equal
+            both_missing = (a.isna() & b.isna()).to_numpy()
+            diff = (a.astype(str).to_numpy() != b.astype(str).to_numpy()) & ~both_missing
             for i in np.flatnonzero(diff)[:5]:
                 problems.append(f"column {col!r} row {i}: {b.iloc[i]!r} -> {a.iloc[i]!r}")
     return problems
