@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_positive, check_X_y
+from .lo import lo_gaps
 from .qp1 import solve_qp1
 from .radius import radius_squared_without_each_feature
 
@@ -95,15 +96,12 @@ def candidate_projections(X, w):
 def lo_scores(G, y, W):
     """Post-LO squared norms ``a^2 W`` for every column of ``G`` (``inf`` where LO is infeasible).
 
-    The closed form of :func:`svmcert.featelim.solve_lo`, vectorised: the best gap between the
-    classes along each column, in either orientation, gives ``|a| = 2 / gap``.
+    The closed form of :func:`svmcert.featelim.solve_lo` on every column at once (both use
+    :func:`lo_gaps`): the best gap between the classes, in either orientation, gives ``|a| = 2 / gap``.
     """
-    pos, neg = y > 0, y < 0
-    if not pos.any() or not neg.any():
+    if not (y > 0).any() or not (y < 0).any():
         return np.zeros(G.shape[1])
-    up = G[pos].min(axis=0) - G[neg].max(axis=0)
-    down = G[neg].min(axis=0) - G[pos].max(axis=0)
-    gap = np.maximum(up, down)
+    gap = np.maximum(*lo_gaps(G, y))
     with np.errstate(divide="ignore"):
         out = np.where(gap > 0, 4.0 * W / np.where(gap > 0, gap, 1.0) ** 2, np.inf)
     return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_labels, check_positive, check_vector
 
-__all__ = ["LOResult", "solve_lo", "linearly_separable"]
+__all__ = ["LOResult", "solve_lo", "lo_gaps", "linearly_separable"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,15 @@ class LOResult:
     wnorm2_after: float
 
 
+def lo_gaps(G, y):
+    """Class gaps of every column of ``G`` (both classes present): ``up = min_{y=+1} G - max_{y=-1} G``
+    (separable with ``a > 0`` when positive) and ``down = min_{y=-1} G - max_{y=+1} G`` (``a < 0``)."""
+    pos, neg = y > 0, y < 0
+    up = G[pos].min(axis=0) - G[neg].max(axis=0)
+    down = G[neg].min(axis=0) - G[pos].max(axis=0)
+    return up, down
+
+
 def solve_lo(g, y, wnorm2) -> LOResult:
     """Solve LO (eq. 5) in closed form; infeasibility is reported, not raised.
 
@@ -61,18 +70,16 @@ def solve_lo(g, y, wnorm2) -> LOResult:
         raise ValueError("g: expected at least one sample, got length 0")
     y = check_labels(y, g.shape[0], "y")
     wnorm2 = check_positive(wnorm2, "wnorm2")
-    pos, neg = g[y > 0], g[y < 0]
-    if pos.size == 0 or neg.size == 0:
-        b = 1.0 if neg.size == 0 else -1.0
+    if not (y > 0).any() or not (y < 0).any():
+        b = 1.0 if (y > 0).all() else -1.0
         return LOResult(True, 0.0, b, np.inf, 0.0)
-    up = float(pos.min() - neg.max())     # separable with a > 0
-    down = float(neg.min() - pos.max())   # separable with a < 0
+    up, down = (float(v[0]) for v in lo_gaps(g[:, None], y))
     if up > 0:
         a = 2.0 / up
-        b = 1.0 - a * float(pos.min())
+        b = 1.0 - a * float(g[y > 0].min())
     elif down > 0:
         a = -2.0 / down
-        b = 1.0 - a * float(pos.max())
+        b = 1.0 - a * float(g[y > 0].max())
     else:
         return LOResult(False, float("nan"), float("nan"), up, float("inf"))
     return LOResult(True, a, b, up, a * a * wnorm2)

@@ -21,6 +21,23 @@ __all__ = ["epoch_compiled", "epoch_numpy", "matvec_compiled", "pivoted_cholesky
            "epoch_factor_numpy"]
 
 
+def coordinate_step(a, mi, wi, kii, lam, squared):
+    """The exact maximiser of D_w along alpha_i, from alpha_i = a and margin m_i = mi.
+
+    hinge: clip(a + lam (1 - m_i) / (w_i K_ii), 0, 1) (1 when K_ii = 0: phi(x_i) = 0 and D grows
+    with alpha_i at rate w_i); squared hinge: max(0, a + (1 - a/2 - m_i) / (1/2 + w_i K_ii / lam)).
+    """
+    if squared:
+        return max(a + (1.0 - 0.5 * a - mi) / (0.5 + wi * kii / lam), 0.0)
+    if kii <= 0.0:
+        return 1.0
+    return min(max(a + lam * (1.0 - mi) / (wi * kii), 0.0), 1.0)
+
+
+#: the same step compiled, for the compiled epochs (the Python one serves the numpy references)
+coordinate_step_compiled = njit(cache=True, nogil=True)(coordinate_step)
+
+
 @njit(cache=True, nogil=True)
 def matvec_compiled(K, v):
     """K @ v in one thread (a threaded BLAS gemv degrades badly when the cores are shared)."""
@@ -42,12 +59,7 @@ def epoch_compiled(order, K, y, w, alpha, m, lam, squared):
         wi = w[i]
         kii = K[i, i]
         a = alpha[i]
-        if squared:
-            new = max(a + (1.0 - 0.5 * a - m[i]) / (0.5 + wi * kii / lam), 0.0)
-        elif kii <= 0.0:
-            new = 1.0
-        else:
-            new = min(max(a + lam * (1.0 - m[i]) / (wi * kii), 0.0), 1.0)
+        new = coordinate_step_compiled(a, m[i], wi, kii, lam, squared)
         d = new - a
         if d != 0.0:
             alpha[i] = new
@@ -65,12 +77,7 @@ def epoch_numpy(order, K, y, w, alpha, m, lam, squared):
     """
     for i in order:
         wi, kii, a = w[i], K[i, i], alpha[i]
-        if squared:
-            new = max(a + (1.0 - 0.5 * a - m[i]) / (0.5 + wi * kii / lam), 0.0)
-        elif kii <= 0.0:
-            new = 1.0          # phi(x_i) = 0: D grows with alpha_i at rate w_i
-        else:
-            new = min(max(a + lam * (1.0 - m[i]) / (wi * kii), 0.0), 1.0)
+        new = coordinate_step(a, m[i], wi, kii, lam, squared)
         if new != a:
             alpha[i] = new
             m += y * K[i] * (y[i] * wi * (new - a) / lam)
@@ -112,12 +119,7 @@ def epoch_factor_compiled(order, G, y, w, alpha, v, lam, squared):
             mi += G[i, k] * v[k]
         mi *= y[i]
         a = alpha[i]
-        if squared:
-            new = max(a + (1.0 - 0.5 * a - mi) / (0.5 + wi * kii / lam), 0.0)
-        elif kii <= 0.0:
-            new = 1.0
-        else:
-            new = min(max(a + lam * (1.0 - mi) / (wi * kii), 0.0), 1.0)
+        new = coordinate_step_compiled(a, mi, wi, kii, lam, squared)
         d = new - a
         if d != 0.0:
             alpha[i] = new
@@ -131,12 +133,7 @@ def epoch_factor_numpy(order, G, y, w, alpha, v, lam, squared):
     for i in order:
         wi, gi, a = w[i], G[i], alpha[i]
         kii, mi = float(gi @ gi), y[i] * float(gi @ v)
-        if squared:
-            new = max(a + (1.0 - 0.5 * a - mi) / (0.5 + wi * kii / lam), 0.0)
-        elif kii <= 0.0:
-            new = 1.0
-        else:
-            new = min(max(a + lam * (1.0 - mi) / (wi * kii), 0.0), 1.0)
+        new = coordinate_step(a, mi, wi, kii, lam, squared)
         if new != a:
             alpha[i] = new
             v += gi * (y[i] * wi * (new - a) / lam)
