@@ -90,3 +90,238 @@ def epoch(order, indptr, indices, values, alpha, omega, sign, target):
             alpha[i] = min(max(a, 0.0), 1.0)
             for j in range(cols.shape[0]):
                 omega[cols[j]] += t * v[j]
+
+
+@njit(cache=True)
+def seed(value):
+    """Seed numba's generator (used by :func:`run_shrinking` for its shuffles)."""
+    np.random.seed(value)
+
+
+@njit(cache=True, nogil=True)
+def _scan(omega, sign, indices, values, start, end):
+    """slope0 = sum_k v_k Pi_S(omega)_h over one row (so y_i <x_i, w> = lam n slope0), and
+    A = sum v_k^2 over the coordinates active on both sides of t = 0 (free, or constrained with
+    sign_h omega_h > 0); branch-free, so that a random sign pattern costs no mispredictions.
+    Over the same coordinates B = sum v_k omega_k equals slope0."""
+    slope0 = 0.0
+    A = 0.0
+    for k in range(start, end):
+        h = indices[k]
+        om, s, vk = omega[h], sign[h], values[k]
+        act = 1.0 if (s == 0.0) | (s * om > 0.0) else 0.0
+        slope0 += act * vk * om
+        A += act * vk * vk
+    return slope0, A
+
+
+@njit(cache=True, nogil=True)
+def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo, hi, slope0, A, cross, which):
+    """The exact step of :func:`_step`, found from t = 0 towards the root only.
+
+    The derivative at 0 has the sign of target - slope0; call its sign d and search
+    tau = d t in [0, tmax] with tmax = hi (d = +1) or -lo (d = -1). In tau the derivative is
+    d (target - sum_active u_k (omega_h + tau u_k)) with u = d v: linear between the tau > 0 where
+    a constrained coordinate crosses zero (tau_k = -omega_h / u_k). ``cpos[cstart:cend]`` lists
+    the row's constrained entries (positions in ``indices``/``values``). A, slope0 come from
+    :func:`_scan`; a coordinate with omega_h = 0 is active after 0 iff it moves towards its sign
+    (sign_h u_k > 0): the status taken from the crossing alone, as in
+    :func:`svmcert.signsvm.coordinate_ascent.coordinate_step`. Usually no crossing lies before
+    the root of the first piece (one multiplication test per constrained entry says so);
+    otherwise the crossings in (0, tmax) are collected and visited in increasing tau while they
+    lie before the root of the current piece. ``cross``, ``which``: workspaces.
+    """
+    if slope0 == target:
+        return 0.0
+    d = 1.0 if slope0 < target else -1.0
+    tmax = hi if d > 0.0 else -lo
+    if tmax <= 0.0:
+        return 0.0
+    tgt = d * target
+    B = d * slope0                          # sum u_k omega_h over the active set; A is unchanged
+    for c in range(cstart, cend):           # omega_h = 0: active after 0 iff moving towards its sign
+        k = cpos[c]
+        h = indices[k]
+        if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
+            A += values[k] * values[k]
+    r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
+    ahead = False                           # any crossing tau in (0, r)?  -omega u in (0, r u^2)
+    for c in range(cstart, cend):
+        k = cpos[c]
+        u = d * values[k]
+        p = -omega[indices[k]] * u
+        if (p > 0.0) & (p < r * u * u):
+            ahead = True
+            break
+    if not ahead:
+        return d * r
+    nb = 0
+    for c in range(cstart, cend):           # every crossing in (0, tmax)
+        k = cpos[c]
+        u = d * values[k]
+        p = -omega[indices[k]] * u
+        if (p > 0.0) & (p < tmax * u * u):
+            cross[nb] = p / (u * u)
+            which[nb] = k
+            nb += 1
+    left = 0.0
+    while True:
+        if A > 0.0:                         # root of the current piece, kept in [left, tmax]
+            r = min(max((tgt - B) / A, left), tmax)
+        else:
+            r = tmax
+        m = -1
+        c_min = r
+        for q in range(nb):
+            if cross[q] < c_min:
+                c_min = cross[q]
+                m = q
+        if m < 0:
+            return d * r
+        k = which[m]
+        u = d * values[k]
+        om = omega[indices[k]]
+        if sign[indices[k]] * u > 0.0:      # enters: moves towards its sign
+            A += u * u
+            B += u * om
+        else:                               # leaves
+            A -= u * u
+            B -= u * om
+        left = c_min
+        nb -= 1
+        cross[m] = cross[nb]
+        which[m] = which[nb]
+
+
+@njit(cache=True, nogil=True)
+def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes):
+    """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
+    2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
+
+    G_i = y_i <x_i, Pi_S(omega)> - 1 is -n times the derivative of the dual along alpha_i (D is
+    differentiable, with gradient (1 - Z Pi_S(omega)) / n, also under sign constraints). A
+    coordinate at a bound whose gradient points outwards by more than last pass's extreme
+    projected gradient is dropped from the passes; when the shrunken problem meets eps, all
+    coordinates are put back and checked once more. Returns (passes, met): met says the full
+    problem met eps. Shrinking is a heuristic only: the caller certifies by the duality gap.
+    ``cptr``, ``cpos``, ``sq_norm``: from :func:`row_layout`.
+    """
+    n = alpha.shape[0]
+    target = 1.0 / lam_n
+    index = np.arange(n)
+    width = 0
+    for i in range(n):
+        width = max(width, cptr[i + 1] - cptr[i])
+    cross = np.empty(width)
+    which = np.empty(width, np.int64)
+    active = n
+    pg_max_old, pg_min_old = np.inf, -np.inf
+    passes = 0
+    while passes < max_passes:
+        pg_max, pg_min = -np.inf, np.inf
+        for s in range(active - 1):
+            j = s + np.random.randint(active - s)
+            index[s], index[j] = index[j], index[s]
+        s = 0
+        while s < active:
+            i = index[s]
+            start, end = indptr[i], indptr[i + 1]
+            if start == end:
+                alpha[i] = 1.0
+                s += 1
+                continue
+            if cptr[i] == cptr[i + 1]:         # no constrained entry: a plain dot product
+                slope0 = 0.0
+                for k in range(start, end):
+                    slope0 += values[k] * omega[indices[k]]
+                A = sq_norm[i]
+            else:
+                slope0, A = _scan(omega, sign, indices, values, start, end)
+            G = lam_n * slope0 - 1.0
+            a = alpha[i]
+            pg = 0.0
+            if a == 0.0:
+                if G > pg_max_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G < 0.0:
+                    pg = G
+            elif a == 1.0:
+                if G < pg_min_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                if G > 0.0:
+                    pg = G
+            else:
+                pg = G
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+            if abs(pg) > 1e-12:
+                lo, hi = -a, 1.0 - a
+                t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, lo, hi,
+                                   slope0, A, cross, which)
+                if t != 0.0:
+                    alpha[i] = 0.0 if t == lo else (1.0 if t == hi else min(max(a + t, 0.0), 1.0))
+                    for k in range(start, end):
+                        omega[indices[k]] += t * values[k]
+            s += 1
+        passes += 1
+        if pg_max - pg_min <= eps:
+            if active == n:
+                return passes, True
+            active = n
+            pg_max_old, pg_min_old = np.inf, -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0.0 else np.inf
+        pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+    return passes, False
+
+
+@njit(cache=True, nogil=True)
+def row_layout(indptr, indices, values, sign):
+    """Per row: the positions of its sign-constrained entries (``cpos[cptr[i]:cptr[i + 1]]``) and
+    the squared norm of its values (the step's slope when no entry is constrained)."""
+    n = indptr.shape[0] - 1
+    cptr = np.zeros(n + 1, np.int64)
+    sq_norm = np.zeros(n)
+    for i in range(n):
+        c = 0
+        for k in range(indptr[i], indptr[i + 1]):
+            if sign[indices[k]] != 0.0:
+                c += 1
+            sq_norm[i] += values[k] * values[k]
+        cptr[i + 1] = cptr[i] + c
+    cpos = np.empty(cptr[n], np.int64)
+    c = 0
+    for k in range(indptr[n]):
+        if sign[indices[k]] != 0.0:
+            cpos[c] = k
+            c += 1
+    return cptr, cpos, sq_norm
+
+
+@njit(cache=True, nogil=True)
+def scaled_csr(X, scale):
+    """CSR form (indptr, indices, values) of diag(scale) X, keeping the nonzeros of X."""
+    n, d = X.shape
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        c = 0
+        for h in range(d):
+            if X[i, h] != 0.0:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], np.int64)
+    values = np.empty(indptr[n])
+    for i in range(n):
+        k = indptr[i]
+        si = scale[i]
+        for h in range(d):
+            x = X[i, h]
+            if x != 0.0:
+                indices[k] = h
+                values[k] = si * x
+                k += 1
+    return indptr, indices, values

@@ -1,0 +1,95 @@
+"""Active-set polishing of a dual point of the sign-constrained SVM (not in the paper).
+
+At the optimum of the dual (eq. 9) the samples split into three sets: F (0 < alpha_i < 1, on the
+margin: y_i <x_i, w> = 1), U (alpha_i = 1) and L (alpha_i = 0), and the coordinates of w into J
+(free, or constrained with the sign they ask for: w_J = omega_J) and its complement (w_h = 0).
+Once these sets are known the optimum solves a linear system: with w_J = Z_J^T alpha / (lam n),
+the margin conditions Z_FJ w_J = 1 read
+
+    Z_FJ Z_FJ^T alpha_F = lam n 1 - Z_FJ Z_UJ^T 1,                       (*)
+
+an |F| x |F| positive semidefinite system. Coordinate ascent identifies the sets long before it
+converges when lam is small (each coordinate step is exact, but the free alphas are coupled
+through an ill-conditioned Gram matrix); solving (*) then jumps to the optimum.
+
+:func:`polish_active_set` runs a primal-dual active-set iteration (Hintermueller, Ito & Kunisch,
+2003) from the sets of a given point: solve (*), move samples between F, U and L by the sign of
+alpha_F - 0, alpha_F - 1 and of the gradient y_i <x_i, w> - 1, move coordinates between J and its
+complement by the sign of omega, and repeat. It is only a heuristic: every iterate is certified
+by its duality gap (eq. 10) after clipping alpha to [0, 1], and it stops as soon as the gap is
+below ``tol``; it gives up when the sets stop changing, when one iteration moves many of them
+(far from the optimum the iteration wanders), when |F| > |J| (then (*) is singular: at a
+generic optimum the margin conditions are independent, |F| <= |J|) or after ``max_iter``
+solves, and the caller goes back to coordinate ascent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from .objectives import _project
+from .result import Certificate, certificate
+
+__all__ = ["polish_active_set", "MAX_FREE"]
+
+MAX_FREE = 3000
+"""Largest |F| for which (*) is formed: its cost is O(|F|^2 |J| + |F|^3)."""
+
+
+def _solve_margin_system(Z, F, U, J, lam_n):
+    """alpha_F solving (*), least squares when Z_FJ Z_FJ^T is singular."""
+    ZF = Z[np.ix_(F, J)]
+    rhs = lam_n - ZF @ Z[np.ix_(U, J)].sum(axis=0)
+    K = ZF @ ZF.T
+    try:
+        return sla.cho_solve(sla.cho_factor(K, check_finite=False), rhs, check_finite=False)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(K, rhs, rcond=None)[0]
+
+
+def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20,
+                      change_fraction: float = 0.1) -> tuple[np.ndarray, Certificate] | None:
+    """Primal-dual active-set iterations on the dual of problem (4), started from the sets of
+    ``alpha`` (and of ``omega`` = Z^T alpha / (lam n) for the sign pattern).
+
+    Parameters
+    ----------
+    Z : (n, d) array with rows y_i x_i.
+    lam : lambda > 0.   sign : (d,) entries in {-1, 0, +1}.
+    alpha : (n,) current dual point in [0, 1]^n (bounds held exactly, as coordinate ascent does).
+    omega : (d,) Z^T alpha / (lam n).
+    tol : relative duality gap at which an iterate is accepted.
+    max_iter : most linear solves.
+    change_fraction : give up when an iteration moves more than this fraction of all samples and
+        coordinates between sets (the start was far from the optimum, and the sets wander).
+
+    Returns
+    -------
+    (alpha, certificate) of the first iterate whose relative gap is <= ``tol``, or None.
+    """
+    n, d = Z.shape
+    lam_n = lam * n
+    F = (alpha > 0.0) & (alpha < 1.0)
+    U = alpha == 1.0
+    J = (sign == 0) | (sign * omega > 0.0)
+    for _ in range(max_iter):
+        if F.sum() > min(MAX_FREE, J.sum()):  # (*) would be singular, or too costly
+            return None
+        Fi, Ji = np.flatnonzero(F), np.flatnonzero(J)
+        b = U.astype(float)
+        b[Fi] = _solve_margin_system(Z, Fi, np.flatnonzero(U), Ji, lam_n) if Fi.size and Ji.size else 0.0
+        omega_b = Z.T @ b / lam_n
+        clipped = np.clip(b, 0.0, 1.0)
+        cert = certificate(Z.T @ clipped / lam_n, clipped, Z, lam, sign, _project)
+        if cert.relative_gap_below(tol):
+            return clipped, cert
+        G = Z @ np.where(J, omega_b, 0.0) - 1.0   # y_i <x_i, w> - 1 with w_J = omega_J
+        F_new = (F & (b > 0.0) & (b < 1.0)) | (~F & ~U & (G < 0.0)) | (U & (G > 0.0))
+        U_new = (F & (b >= 1.0)) | (U & (G <= 0.0))
+        J_new = (sign == 0) | (sign * omega_b > 0.0)
+        changes = int((F_new != F).sum() + (U_new != U).sum() + (J_new != J).sum())
+        if changes == 0 or changes > change_fraction * (n + d):
+            return None
+        F, U, J = F_new, U_new, J_new
+    return None
