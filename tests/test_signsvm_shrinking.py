@@ -126,3 +126,26 @@ def test_flags_must_be_booleans(kw):
     X, y, sign = _problem(0)
     with pytest.raises(ValueError, match=list(kw)[0]):
         dual_coordinate_ascent(X, y, 0.1, sign, **kw)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_polishing_handles_a_degenerate_optimum(seed):
+    # every row three times: more samples on the margin than free coordinates (|F| > |J|), so the
+    # margin system is singular and the multipliers come from the bounded least-squares fit
+    rng = np.random.default_rng(seed)
+    X0 = rng.standard_normal((40, 5))
+    y0 = np.sign(X0 @ rng.standard_normal(5) + 0.5 * rng.standard_normal(40))
+    X, y = np.repeat(X0, 3, axis=0), np.repeat(y0, 3)
+    sign, lam = rng.choice([-1.0, 0.0, 1.0], 5), 1e-3
+    rough = dual_coordinate_ascent(X, y, lam, sign, tol=1e-4, max_epochs=3000, polish=False)
+    Z = y[:, None] * X
+    omega = Z.T @ rough.alpha / (lam * len(y))
+    F = (rough.alpha > 0) & (rough.alpha < 1)
+    J = (sign == 0) | (sign * omega > 0)
+    assert F.sum() > J.sum()
+    out = polish_active_set(Z, lam, sign, rough.alpha, omega, tol=1e-12)
+    assert out is not None
+    alpha, cert = out
+    P = signsvm.primal_objective(cert.w, X, y, lam)
+    D = signsvm.dual_objective(alpha, X, y, lam, sign)
+    assert P - D <= 1e-12 * P

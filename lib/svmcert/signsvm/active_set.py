@@ -18,9 +18,10 @@ alpha_F - 0, alpha_F - 1 and of the gradient y_i <x_i, w> - 1, move coordinates 
 complement by the sign of omega, and repeat. It is only a heuristic: every iterate is certified
 by its duality gap (eq. 10) after clipping alpha to [0, 1], and it stops as soon as the gap is
 below ``tol``; it gives up when the sets stop changing, when one iteration moves many of them
-(far from the optimum the iteration wanders), when |F| > |J| (then (*) is singular: at a
-generic optimum the margin conditions are independent, |F| <= |J|) or after ``max_iter``
-solves, and the caller goes back to coordinate ascent.
+(far from the optimum the iteration wanders) or after ``max_iter`` solves, and the caller goes
+back to coordinate ascent. When |F| > |J| (a degenerate optimum, e.g. repeated rows: (*) is
+singular) the multipliers come from a bounded least-squares fit instead
+(:func:`_fit_box_multipliers`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ def _solve_margin_system(Z, F, U, J, lam_n):
         return sla.cho_solve(sla.cho_factor(K, check_finite=False), rhs, check_finite=False)
     except np.linalg.LinAlgError:
         return np.linalg.lstsq(K, rhs, rcond=None)[0]
+
+
+def _fit_box_multipliers(Z, F, U, J, lam_n):
+    """alpha_F in [0, 1] for a degenerate optimum (|F| > |J|: more samples on the margin than free
+    coordinates, as with repeated rows). Then (*) is singular, but w_J is fixed by the margin
+    conditions Z_FJ w_J = 1 (least squares; consistent when the sets are right), and any alpha_F
+    in the box with Z_FJ^T alpha_F = lam n w_J - Z_UJ^T 1 is optimal: a bounded least-squares
+    problem (scipy's BVLS), whose residual is zero exactly when such an alpha_F exists."""
+    from scipy.optimize import lsq_linear
+
+    ZF = Z[np.ix_(F, J)]
+    w_J = np.linalg.lstsq(ZF, np.ones(F.size), rcond=None)[0]
+    target = lam_n * w_J - Z[np.ix_(U, J)].sum(axis=0)
+    return lsq_linear(ZF.T, target, bounds=(0.0, 1.0), method="bvls").x
 
 
 def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20,
@@ -74,11 +89,13 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     U = alpha == 1.0
     J = (sign == 0) | (sign * omega > 0.0)
     for _ in range(max_iter):
-        if F.sum() > min(MAX_FREE, J.sum()):  # (*) would be singular, or too costly
+        if F.sum() > MAX_FREE:                 # (*) would be too costly
             return None
-        Fi, Ji = np.flatnonzero(F), np.flatnonzero(J)
+        Fi, Ji, Ui = np.flatnonzero(F), np.flatnonzero(J), np.flatnonzero(U)
         b = U.astype(float)
-        b[Fi] = _solve_margin_system(Z, Fi, np.flatnonzero(U), Ji, lam_n) if Fi.size and Ji.size else 0.0
+        if Fi.size and Ji.size:
+            b[Fi] = (_solve_margin_system(Z, Fi, Ui, Ji, lam_n) if Fi.size <= Ji.size
+                     else _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n))
         omega_b = Z.T @ b / lam_n
         clipped = np.clip(b, 0.0, 1.0)
         cert = certificate(Z.T @ clipped / lam_n, clipped, Z, lam, sign, _project)
