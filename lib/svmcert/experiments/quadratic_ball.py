@@ -352,7 +352,7 @@ def time_solvers(rng, sizes, *, sdp_n_max: int = 30, enumerate_n_max: int = 400,
             A, b, c, S = G @ G.T / n, rng.standard_normal(n), rng.standard_normal(n), 1.0
             rows.append({
                 "n": n,
-                "rightmost_s": best_time(lambda: maximize_quadratic_on_ball(A, b, c, S), repeat=repeat, min_seconds=0.02),
+                "rightmost_s": best_time(lambda: maximize_quadratic_on_ball(A, b, c, S, method="rightmost"), repeat=repeat, min_seconds=0.02),
                 "enumerate_s": best_time(lambda: maximize_quadratic_on_ball(A, b, c, S, method="enumerate"), repeat=1)
                 if n <= enumerate_n_max else np.nan,
                 "scipy_s": best_time(lambda: ball_max_trust_region(A, b, c, S), repeat=repeat, min_seconds=0.02),

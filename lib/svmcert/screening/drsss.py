@@ -14,7 +14,8 @@ interval [m_i - sqrt(K_ii) R, m_i + sqrt(K_ii) R] lies in Z[l] (eq. 8).
 
 M vanishes outside the support of alpha, so the maximisation reduces to that support plus one
 coordinate carrying the linear term of all other samples (:func:`reduced_ball_problem`); the
-eigendecomposition then costs O(|supp|^3) instead of O(n^3).
+factorisation (Cholesky, or the eigendecomposition in the hard case) then costs O(|supp|^3)
+instead of O(n^3).
 """
 
 from __future__ import annotations

@@ -13,9 +13,12 @@ eigen-coordinates; terms with xi_i = 0 omitted), and two stationary points satis
 f(w1) - f(w2) = (nu1 - nu2) ||w1 - w2||^2 / 2, so the maximiser is the stationary point with the
 largest multiplier. That multiplier is nu* = max(phi_max, 0, largest root of T): the unique root
 right of phi_max, or nu = phi_max itself in the hard case (the proof is in the book chapter
-"quadratic-on-ball"). :func:`maximize_quadratic_on_ball` uses this (one bracketed root, after an
-O(n^3) eigendecomposition); ``method="enumerate"`` runs the paper's procedure (every root of
-Lemma D.4 plus the hard-case candidates of Theorem D.2) and is kept as a tested reference path.
+"quadratic-on-ball"). :func:`maximize_quadratic_on_ball` uses this. By default it finds nu* without
+an eigendecomposition, by the safeguarded Newton iteration of More and Sorensen on Cholesky
+factors of nu I - A (:mod:`.ball_newton`, usually one factorisation), and falls back to one
+bracketed root after an O(n^3) eigendecomposition (``method="rightmost"``) in the hard case or
+near it; ``method="enumerate"`` runs the paper's procedure (every root of Lemma D.4 plus the
+hard-case candidates of Theorem D.2) and is kept as a tested reference path.
 """
 
 from __future__ import annotations
@@ -350,19 +353,27 @@ def stationary_points(A, b, center, radius):
     return _enumerate(phi_r, V, xi_r, fc, center, radius)
 
 
-def maximize_quadratic_on_ball(A, b, center, radius, method: str = "rightmost") -> BallMaximum:
+def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> BallMaximum:
     """Global maximum of w'Aw + 2b'w over ||w - center|| <= radius (Theorem 4.1 / D.2).
 
     Parameters
     ----------
     A : array of shape (n, n)
         Symmetric (up to SYMMETRY_RTOL * max|A|). The paper assumes A positive semidefinite and
-        nonzero; ``method="rightmost"`` needs neither (A = 0 and indefinite A are fine),
+        nonzero; ``"auto"`` and ``"rightmost"`` need neither (A = 0 and indefinite A are fine),
         ``method="enumerate"`` needs PSD.
     b, center : arrays of shape (n,)
     radius : float > 0
-    method : {"rightmost", "enumerate"}
-        ``"rightmost"`` (default): one eigendecomposition, then the single multiplier
+    method : {"auto", "cholesky", "rightmost", "enumerate"}
+        ``"auto"`` (default): ``"cholesky"`` when it applies and certifies its answer, otherwise
+        ``"rightmost"``; the two agree to rounding where both apply.
+        ``"cholesky"``: the easy case without an eigendecomposition
+        (:func:`.ball_newton.maximize_on_ball_newton`): safeguarded Newton iteration of More and
+        Sorensen on the secular equation (eq. 18) with Cholesky factorisations of nu I - A, started
+        from a Lanczos (Gauss quadrature) lower bound on the root; usually one factorisation,
+        O(n^3 / 3). Raises RuntimeError where it does not apply (g = A center + b = 0, the hard
+        case or within rounding of it, nu* = 0).
+        ``"rightmost"``: one eigendecomposition, then the single multiplier
         nu* = max(phi_max, 0, largest root of T) by a bracketed root search in the offset from
         phi_max; the hard case (xi = 0 on the top eigenspace and T(phi_max) <= S^2) takes
         nu = phi_max and fills the top eigenspace. O(n^3).
@@ -377,13 +388,26 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "rightmost") 
     ------
     ValueError
         If A is not square, symmetric and finite, b or center have the wrong length or are not
-        finite, radius is not a finite number > 0, or (``"enumerate"``) A is not PSD.
+        finite, radius is not a finite number > 0, method is unknown, or (``"enumerate"``) A is
+        not PSD.
+    RuntimeError
+        ``method="cholesky"`` only: the Newton path does not apply (see above).
     """
-    if method not in ("rightmost", "enumerate"):
-        raise ValueError(f"method: expected 'rightmost' or 'enumerate', got {method!r}")
+    if method not in ("auto", "cholesky", "rightmost", "enumerate"):
+        raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")
     A, b, center, radius = _check_problem(A, b, center, radius)
+    if method in ("auto", "cholesky"):
+        from .ball_newton import _easy_case           # imports this module: import here, not at the top
+
+        g = A @ center + b                             # as in secular_data
+        trace = {}
+        res = _easy_case(A, center, radius, g, float(center @ (g + b)), trace)
+        if res is not None:
+            return res
+        if method == "cholesky":
+            raise RuntimeError(f"method='cholesky' does not apply here ({trace['reason']}); use method='auto'")
     phi, V, xi, fc = secular_data(A, b, center)
-    if method == "rightmost":
+    if method in ("auto", "rightmost"):
         return _rightmost(phi, V, xi, fc, center, radius)
     _require_psd(phi, "method='enumerate' relies on the maximum lying on the sphere, Lemma D.3")
     phi_r, xi_r = _resolve(phi, xi, center, b)
