@@ -6,6 +6,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.install-stamp
 JOBS   ?= 2
 SHELL  := /bin/bash
+# Runs a command and records its wall time and peak memory in _build/timings/NAME.json (exit status
+# kept). Run by path, not with -m: it must work even when the svmcert package does not import.
+TIMED  := $(BIN)/python lib/svmcert/book/timed.py
 
 # Tests of the rendered book (headless Chromium screenshots, link check): they need _build/html,
 # so `make test` leaves them out and `make browser-test` runs them after `make book`.
@@ -23,13 +26,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 test: install
-	$(BIN)/python -m pytest $(addprefix --ignore=,$(BOOK_TESTS))
+	$(TIMED) test -- $(BIN)/python -m pytest $(addprefix --ignore=,$(BOOK_TESTS))
 
 run: install
 	$(BIN)/svmcert book run -j $(JOBS)
 
 build: install
-	$(BIN)/svmcert book build
+	$(TIMED) build -- $(BIN)/svmcert book build
 
 book: run build
 

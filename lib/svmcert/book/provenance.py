@@ -12,29 +12,13 @@ attributes so tests of the rendered book can find the note of every table and fi
 from __future__ import annotations
 
 import html
-import subprocess
 from pathlib import Path
+
+from .timed import git_state  # noqa: F401  (re-exported: the runner and the chapters call it from here)
 
 __all__ = ["git_state", "ProvenanceNote", "short_parameters"]
 
 _SHORT_SHA = 12
-
-
-def git_state(root: Path) -> tuple[str, bool]:
-    """``(commit, dirty)`` of the checkout at ``root``: HEAD's sha, and whether tracked files under
-    ``lib/`` or ``book/`` differ from it (the code that produced a table). ``("unknown", False)``
-    outside a git checkout."""
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=20)
-
-    try:
-        head = git("rev-parse", "HEAD")
-        if head.returncode != 0:
-            return "unknown", False
-        status = git("status", "--porcelain", "--untracked-files=no", "--", "lib", "book")
-        return head.stdout.strip(), bool(status.stdout.strip())
-    except (OSError, subprocess.SubprocessError):
-        return "unknown", False
 
 
 def short_parameters(parameters: dict, limit: int = 60) -> str:
