@@ -18,10 +18,10 @@ from threadpoolctl import threadpool_limits
 
 from svmcert.experiments import benchmarks as bm
 
-FULL = dict(mnist_rows=None, lam_ns=[1.0, 1e2, 1e-2], max_epochs=300, fo_iterations=300,
-            ls_sizes=[1000, 3000, 10000], ball_sizes=[30, 100, 300], sdp_sizes=[20, 30, 40, 50],
+FULL = dict(mnist_rows=None, lam_ns=[1.0, 1e2, 1e-2], max_epochs=20000, fo_iterations=300,
+            ls_sizes=[1000, 3000, 10000], ball_sizes=[30, 100, 300], sdp_sizes=[20, 30, 50, 100],
             qp1_sizes=[1000, 10000], qp1_C=[0.01, 1.0, 100.0], wsvm_sizes=[200, 400, 800])
-QUICK = dict(mnist_rows=500, lam_ns=[1.0, 1e2, 1e-2], max_epochs=30, fo_iterations=30,
+QUICK = dict(mnist_rows=500, lam_ns=[1.0, 1e2, 1e-2], max_epochs=2000, fo_iterations=30,
              ls_sizes=[1000, 3000], ball_sizes=[30, 100], sdp_sizes=[10, 20],
              qp1_sizes=[1000], qp1_C=[0.01, 1.0, 100.0], wsvm_sizes=[200])
 GROUPS = ("sign", "unconstrained", "line-search", "ball", "qp1", "wsvm")

@@ -105,7 +105,7 @@ def _rel_gap(primal, dual):
     return (primal - dual) / max(abs(primal), np.finfo(float).tiny)
 
 
-def sign_constrained(X, y, sign, lam_ns, *, tol=1e-6, max_epochs=300, repeat=3, budget=2.5):
+def sign_constrained(X, y, sign, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=2.5):
     """Target 1: ``signsvm.solve`` vs cvxpy/Clarabel (tolerances 1e-10) at each lambda n.
 
     Our accuracy is the certified relative gap; cvxpy's is the relative gap of its primal value
@@ -122,7 +122,7 @@ def sign_constrained(X, y, sign, lam_ns, *, tol=1e-6, max_epochs=300, repeat=3, 
         t_r, ref, k_r = measure(lambda: solve_primal_cvxpy(X, y, lam, sign), 1, 0.0)
         duals[lam_n] = res.dual
         target = 10.0 if lam_n in (1.0, 100.0) else 1.0
-        note = f"{res.n_iter} epochs" + ("" if res.converged else f", not converged (cap {max_epochs} epochs)")
+        note = f"{res.n_iter} passes" + ("" if res.converged else f", not converged (cap {max_epochs} passes)")
         rows.append(_row("sign-constrained SVM vs cvxpy", f"n={n}, d={X.shape[1]}, lam_n={lam_n:g}", n,
                          (t_o, k_o), (t_r, k_r), res.gap / res.primal, _rel_gap(ref.value, res.dual),
                          "relative gap against our dual bound", target, res.converged, note))
@@ -153,11 +153,13 @@ def first_order(X, y, sign, lam_ns, iterations, duals, dca_rows):
     return out
 
 
-def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=300, repeat=3, budget=2.5, random_state=0):
+def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=2.5, random_state=0):
     """Target 2: all signs free; ours vs ``LinearSVC(loss="hinge", dual=True, fit_intercept=False,
     C=1/(lambda n))``, whose objective is P(w)/lambda. LinearSVC's ``tol`` is the loosest of
-    :data:`SVC_TOLS` whose P(w) is no larger than ours (same objective accuracy or better); both
-    accuracies are relative gaps against our dual bound. Target: ratio >= 1/3 with ours converged."""
+    :data:`SVC_TOLS` whose P(w) is no larger than ours (same objective accuracy or better), or the
+    tightest if none is (then LinearSVC is timed at an accuracy below ours, and the note says so);
+    both accuracies are relative gaps against our dual bound. Target: ratio >= 1/3 with ours
+    converged."""
     from sklearn.svm import LinearSVC
 
     n = len(y)
@@ -174,15 +176,16 @@ def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=300, repeat=3, budget=2.
                 warnings.simplefilter("ignore")
                 return m.fit(X, y)
 
-        chosen = SVC_TOLS[-1]
+        chosen, reached = SVC_TOLS[-1], False
         for t in SVC_TOLS:
             if signsvm.primal_objective(svc(t).coef_.ravel(), X, y, lam) <= res.primal:
-                chosen = t
+                chosen, reached = t, True
                 break
         t_r, m, k_r = measure(lambda: svc(chosen), repeat, budget)
         p_svc = signsvm.primal_objective(m.coef_.ravel(), X, y, lam)
-        note = (f"{res.n_iter} epochs" + ("" if res.converged else f", not converged (cap {max_epochs} epochs)")
-                + f"; LinearSVC tol={chosen:g}, {int(np.max(m.n_iter_))} iterations")
+        note = (f"{res.n_iter} passes" + ("" if res.converged else f", not converged (cap {max_epochs} passes)")
+                + f"; LinearSVC tol={chosen:g}" + ("" if reached else " (its tightest; objective still above ours)")
+                + f", {int(np.max(m.n_iter_))} iterations")
         rows.append(_row("unconstrained SVM vs LinearSVC", f"n={n}, d={X.shape[1]}, lam_n={lam_n:g}", n,
                          (t_o, k_o), (t_r, k_r), res.gap / res.primal, _rel_gap(p_svc, res.dual),
                          "relative gap against our dual bound", 1.0 / 3.0, res.converged, note))
