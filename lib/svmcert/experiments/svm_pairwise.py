@@ -158,9 +158,12 @@ def get_solver(name: str = "cvxpy"):
     raise ValueError(f"solver: expected 'cvxpy' or 'solve', got {name!r}")
 
 
-def compare_solvers(X, y, sign, lam_n_list, fw_iter: int = 1000, dca_epochs: int = 200, tol: float = 1e-13):
+def compare_solvers(X, y, sign, lam_n_list, fw_iter: int = 1000, dca_epochs: int = 200, tol: float = 1e-13,
+                    solve_tol: float | None = None):
     """Seconds and certified relative gap of Clarabel, Frank-Wolfe (``fw_iter`` iterations) and the
-    library's dual coordinate ascent (``dca_epochs`` epochs) on one SVM-pairwise training matrix."""
+    library's dual coordinate ascent (``dca_epochs`` epochs) on one SVM-pairwise training matrix;
+    with ``solve_tol``, also ``signsvm.solve`` run until it certifies that relative gap (row
+    "signsvm.solve to tolerance")."""
     rows = []
     for lam_n in lam_n_list:
         lam = lam_n / X.shape[0]
@@ -168,6 +171,9 @@ def compare_solvers(X, y, sign, lam_n_list, fw_iter: int = 1000, dca_epochs: int
                 "Frank-Wolfe": lambda: signsvm.frank_wolfe(X, y, lam, sign, tol=1e-300, max_iter=fw_iter,
                                                            record_history=False),
                 "dual coordinate ascent": lambda: signsvm.solve(X, y, lam, sign, tol=1e-300, max_epochs=dca_epochs)}
+        if solve_tol is not None:
+            runs["signsvm.solve to tolerance"] = lambda: signsvm.solve(X, y, lam, sign, tol=solve_tol,
+                                                                      max_epochs=100_000)
         for name, run in runs.items():
             t0 = time.perf_counter()
             with warnings.catch_warnings():

@@ -17,8 +17,9 @@ through an ill-conditioned Gram matrix); solving (*) then jumps to the optimum.
 alpha_F - 0, alpha_F - 1 and of the gradient y_i <x_i, w> - 1, move coordinates between J and its
 complement by the sign of omega, and repeat. It is only a heuristic: every iterate is certified
 by its duality gap (eq. 10) after clipping alpha to [0, 1], and it stops as soon as the gap is
-below ``tol``; it gives up when the sets stop changing, when one iteration moves many of them
-(far from the optimum the iteration wanders) or after ``max_iter`` solves, and the caller goes
+below ``tol``; it gives up when the sets stop changing or come back to sets already tried (the
+iteration can cycle), when one iteration moves many of them (far from the optimum it wanders)
+or after ``max_iter`` solves, and the caller goes
 back to coordinate ascent. When |F| > |J| (a degenerate optimum, e.g. repeated rows: (*) is
 singular) the multipliers come from a bounded least-squares fit instead
 (:func:`_fit_box_multipliers`).
@@ -38,15 +39,30 @@ MAX_FREE = 3000
 """Largest |F| for which (*) is formed: its cost is O(|F|^2 |J| + |F|^3)."""
 
 
+REFINEMENT_STEPS = 5
+"""Steps of iterative refinement after the Cholesky solve of (*). Forming Z_FJ Z_FJ^T squares the
+condition number of nearly collinear rows; each step recomputes the margin residual
+lam n 1 - Z_FJ (Z_FJ^T alpha_F + Z_UJ^T 1) from the rows themselves and corrects alpha_F with
+the same factor, which recovers digits lost in forming the product. Measured on an SVM-pairwise
+training matrix at lam n = 1e-6 (BLAS on one thread): certified relative gap 7e-8 without
+refinement, 1.1e-8 after 2 steps, 6e-9 after 5 (Clarabel at 1e-13 tolerances: 5e-9)."""
+
+
 def _solve_margin_system(Z, F, U, J, lam_n):
     """alpha_F solving (*), least squares when Z_FJ Z_FJ^T is singular."""
     ZF = Z[np.ix_(F, J)]
-    rhs = lam_n - ZF @ Z[np.ix_(U, J)].sum(axis=0)
+    c = Z[np.ix_(U, J)].sum(axis=0)
+    rhs = lam_n - ZF @ c
     K = ZF @ ZF.T
     try:
-        return sla.cho_solve(sla.cho_factor(K, check_finite=False), rhs, check_finite=False)
+        factor = sla.cho_factor(K, check_finite=False)
     except np.linalg.LinAlgError:
         return np.linalg.lstsq(K, rhs, rcond=None)[0]
+    alpha_F = sla.cho_solve(factor, rhs, check_finite=False)
+    for _ in range(REFINEMENT_STEPS):
+        residual = lam_n - ZF @ (ZF.T @ alpha_F + c)
+        alpha_F = alpha_F + sla.cho_solve(factor, residual, check_finite=False)
+    return alpha_F
 
 
 def _fit_box_multipliers(Z, F, U, J, lam_n):
@@ -88,6 +104,7 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     F = (alpha > 0.0) & (alpha < 1.0)
     U = alpha == 1.0
     J = (sign == 0) | (sign * omega > 0.0)
+    seen = {(np.packbits(F).tobytes(), np.packbits(U).tobytes(), np.packbits(J).tobytes())}
     for _ in range(max_iter):
         if F.sum() > MAX_FREE:                 # (*) would be too costly
             return None
@@ -108,5 +125,9 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
         changes = int((F_new != F).sum() + (U_new != U).sum() + (J_new != J).sum())
         if changes == 0 or changes > change_fraction * (n + d):
             return None
+        key = (np.packbits(F_new).tobytes(), np.packbits(U_new).tobytes(), np.packbits(J_new).tobytes())
+        if key in seen:                        # the iteration cycles (e.g. one degenerate sample toggling)
+            return None
+        seen.add(key)
         F, U, J = F_new, U_new, J_new
     return None

@@ -213,16 +213,20 @@ def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, indptr, i
     if hist is not None:
         hist.add(cert, time.perf_counter())
     while not cert.relative_gap_below(tol) and epochs < max_epochs:
-        passes, met = run_shrinking(indptr, indices, values, *layout, alpha, omega, sign, lam_n, eps,
-                                    max_epochs - epochs)
+        # a round ends when the projected gradients meet eps, or after as many passes as all rounds
+        # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
+        # at geometrically spaced points
+        budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
+        passes, met = run_shrinking(indptr, indices, values, *layout, alpha, omega, sign, lam_n, eps, budget)
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, _project)
         if hist is not None:
             hist.add(cert, time.perf_counter())
-        if cert.relative_gap_below(tol) or not met:
+        if cert.relative_gap_below(tol):
             continue
-        eps /= SHRINKING_EPS_FACTOR
+        if met:
+            eps /= SHRINKING_EPS_FACTOR
         polished = (polish_active_set(Z, lam, sign, alpha, omega, tol)
                     if polish and epochs >= POLISH_AFTER_EPOCHS else None)
         if polished is not None:
