@@ -1,9 +1,11 @@
-"""Numba kernel for one epoch of :func:`svmcert.signsvm.coordinate_ascent.dual_coordinate_ascent`.
+"""Numba kernels for :func:`svmcert.signsvm.coordinate_ascent.dual_coordinate_ascent`.
 
 The same exact coordinate step as :func:`~svmcert.signsvm.coordinate_ascent.coordinate_step`
-(the pure-numpy reference, which the tests compare this kernel with), compiled so that the loop
-over samples runs without Python overhead. Rows are given in CSR form (indptr, indices, values)
-with values already divided by lam * n.
+(the pure-numpy reference, which the tests compare these kernels with), searched from t = 0
+towards its root (:func:`_step_directed`) and compiled so that the loop over samples runs without
+Python overhead: :func:`epoch` is one plain random pass, :func:`run_shrinking` passes with
+liblinear's shrinking. Rows are given in CSR form (indptr, indices, values) with values already
+divided by lam * n, plus the per-row layout of :func:`row_layout`.
 """
 
 from __future__ import annotations
@@ -11,85 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["epoch"]
-
-
-@njit(cache=True, nogil=True)
-def _root(A, B, target, left, right):
-    if A <= 0.0:
-        return left
-    t = (target - B) / A
-    return min(max(t, left), right)
-
-
-@njit(cache=True, nogil=True)
-def _step(omega, sign, cols, v, target, lo, hi):
-    m = cols.shape[0]
-    A = 0.0
-    B = 0.0
-    cross = np.empty(m)
-    moves = np.empty(m)       # +1 enters, -1 leaves, 0 no breakpoint inside (lo, hi)
-    nb = 0
-    for j in range(m):
-        h = cols[j]
-        om, vj, s = omega[h], v[j], sign[h]
-        moves[j] = 0.0
-        if s == 0.0:
-            active = True
-        elif vj == 0.0:
-            active = s * om > 0.0
-        else:
-            # decided from the crossing alone, as in coordinate_step
-            c = -om / vj
-            active = (s * vj > 0.0) if c <= lo else (s * vj < 0.0)
-            if lo < c < hi:
-                cross[j] = c
-                moves[j] = 1.0 if s * vj > 0.0 else -1.0
-                nb += 1
-        if active:
-            A += vj * vj
-            B += vj * om
-    if B + lo * A >= target:
-        return lo
-    left = lo
-    if nb > 0:
-        idx = np.empty(nb, np.int64)
-        k = 0
-        for j in range(m):
-            if moves[j] != 0.0:
-                idx[k] = j
-                k += 1
-        order = idx[np.argsort(cross[idx], kind="mergesort")]
-        for k in range(nb):
-            j = order[k]
-            t = cross[j]
-            if B + t * A > target:
-                return _root(A, B, target, left, t)
-            vj = v[j]
-            A += moves[j] * vj * vj
-            B += moves[j] * vj * omega[cols[j]]
-            left = t
-    if B + hi * A <= target:
-        return hi
-    return _root(A, B, target, left, hi)
-
-
-@njit(cache=True, nogil=True)
-def epoch(order, indptr, indices, values, alpha, omega, sign, target):
-    """One pass over ``order``: exact step on each alpha_i, omega updated in place."""
-    for i in order:
-        start, end = indptr[i], indptr[i + 1]
-        if start == end:
-            alpha[i] = 1.0
-            continue
-        cols = indices[start:end]
-        v = values[start:end]
-        t = _step(omega, sign, cols, v, target, -alpha[i], 1.0 - alpha[i])
-        if t != 0.0:
-            a = alpha[i] + t
-            alpha[i] = min(max(a, 0.0), 1.0)
-            for j in range(cols.shape[0]):
-                omega[cols[j]] += t * v[j]
+__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "seed"]
 
 
 @njit(cache=True)
@@ -117,7 +41,8 @@ def _scan(omega, sign, indices, values, start, end):
 
 @njit(cache=True, nogil=True)
 def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo, hi, slope0, A, cross, which):
-    """The exact step of :func:`_step`, found from t = 0 towards the root only.
+    """The exact coordinate step (the maximiser of D along alpha_i over [lo, hi]), searched from
+    t = 0 towards the root only.
 
     The derivative at 0 has the sign of target - slope0; call its sign d and search
     tau = d t in [0, tmax] with tmax = hi (d = +1) or -lo (d = -1). In tau the derivative is
@@ -194,6 +119,53 @@ def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo,
 
 
 @njit(cache=True, nogil=True)
+def _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign):
+    """(slope0, A) of :func:`_scan` for row i; a row without constrained entries is a plain dot
+    product, its A the squared norm."""
+    start, end = indptr[i], indptr[i + 1]
+    if cptr[i] == cptr[i + 1]:
+        slope0 = 0.0
+        for k in range(start, end):
+            slope0 += values[k] * omega[indices[k]]
+        return slope0, sq_norm[i]
+    return _scan(omega, sign, indices, values, start, end)
+
+
+@njit(cache=True, nogil=True)
+def _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross, which):
+    """The exact step on alpha_i (bounds kept exactly), omega updated in place."""
+    a = alpha[i]
+    lo, hi = -a, 1.0 - a
+    t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, lo, hi, slope0, A,
+                       cross, which)
+    if t != 0.0:
+        alpha[i] = 0.0 if t == lo else (1.0 if t == hi else min(max(a + t, 0.0), 1.0))
+        for k in range(indptr[i], indptr[i + 1]):
+            omega[indices[k]] += t * values[k]
+
+
+@njit(cache=True, nogil=True)
+def _workspace(cptr):
+    width = 0
+    for i in range(cptr.shape[0] - 1):
+        width = max(width, cptr[i + 1] - cptr[i])
+    return np.empty(width), np.empty(width, np.int64)
+
+
+@njit(cache=True, nogil=True)
+def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n):
+    """One pass over ``order``: the exact step on each alpha_i, omega updated in place."""
+    target = 1.0 / lam_n
+    cross, which = _workspace(cptr)
+    for i in order:
+        if indptr[i] == indptr[i + 1]:
+            alpha[i] = 1.0
+            continue
+        slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
+        _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross, which)
+
+
+@njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
@@ -209,11 +181,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     n = alpha.shape[0]
     target = 1.0 / lam_n
     index = np.arange(n)
-    width = 0
-    for i in range(n):
-        width = max(width, cptr[i + 1] - cptr[i])
-    cross = np.empty(width)
-    which = np.empty(width, np.int64)
+    cross, which = _workspace(cptr)
     active = n
     pg_max_old, pg_min_old = np.inf, -np.inf
     passes = 0
@@ -225,18 +193,11 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         s = 0
         while s < active:
             i = index[s]
-            start, end = indptr[i], indptr[i + 1]
-            if start == end:
+            if indptr[i] == indptr[i + 1]:
                 alpha[i] = 1.0
                 s += 1
                 continue
-            if cptr[i] == cptr[i + 1]:         # no constrained entry: a plain dot product
-                slope0 = 0.0
-                for k in range(start, end):
-                    slope0 += values[k] * omega[indices[k]]
-                A = sq_norm[i]
-            else:
-                slope0, A = _scan(omega, sign, indices, values, start, end)
+            slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
             G = lam_n * slope0 - 1.0
             a = alpha[i]
             pg = 0.0
@@ -259,13 +220,8 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
-                lo, hi = -a, 1.0 - a
-                t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, lo, hi,
-                                   slope0, A, cross, which)
-                if t != 0.0:
-                    alpha[i] = 0.0 if t == lo else (1.0 if t == hi else min(max(a + t, 0.0), 1.0))
-                    for k in range(start, end):
-                        omega[indices[k]] += t * values[k]
+                _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross,
+                           which)
             s += 1
         passes += 1
         if pg_max - pg_min <= eps:

@@ -94,32 +94,37 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
                            alpha0=None, record_history: bool = True, engine: str = "numba",
                            shrinking: bool = True, polish: bool = True) -> SolverResult:
     """Maximise the dual (eq. 9) by exact coordinate steps until the relative duality gap
-    (P(w) - D(alpha)) / P(w) <= tol, checked after every epoch (a random pass over all samples).
+    (P(w) - D(alpha)) / P(w) <= tol.
 
     Parameters
     ----------
     X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0.
     sign : (d,) entries in {-1, 0, +1}, optional.
     tol : relative duality gap at which to stop.
-    max_epochs : limit; reaching it emits :class:`ConvergenceWarning` and sets ``converged=False``.
+    max_epochs : limit on the passes; reaching it emits :class:`ConvergenceWarning` and sets
+        ``converged=False``.
     seed : seeds the order of coordinates.
-    engine : ``"numba"`` (compiled epoch, :mod:`svmcert.signsvm._dca_kernel`) or ``"numpy"``
-        (:func:`coordinate_step` in a Python loop: the tested reference, much slower).
-    shrinking : with the numba engine, drop coordinates that sit at a bound with the gradient
-        pointing outwards from the passes (liblinear's heuristic, :func:`~._dca_kernel.run_shrinking`),
-        and certify only when the projected gradients over all samples spread by at most eps,
-        eps = 0.1, 0.01, ... (tightened each time the gap is still above ``tol``). Epochs then
-        count passes over the remaining coordinates. ``False`` (or ``engine="numpy"``) runs full
-        random passes and certifies after each, the same trajectory in both engines.
+    engine : ``"numba"`` (compiled passes, :mod:`svmcert.signsvm._dca_kernel`) or ``"numpy"``
+        (:func:`coordinate_step` in a Python loop: the tested reference, much slower, plain
+        passes only).
+    shrinking : with the numba engine, drop samples that sit at a bound with the gradient pointing
+        outwards from the passes (liblinear's heuristic, :func:`~._dca_kernel.run_shrinking`).
+        The run then goes in rounds: a round ends when the projected gradients over all samples
+        spread by at most eps (eps = 0.1, then divided by 10 each time it is met) or after as many
+        passes as all rounds before it (at least POLISH_AFTER_EPOCHS), and is followed by a
+        certificate. Epochs count passes over the remaining samples. ``False`` (or
+        ``engine="numpy"``) runs full random passes with a certificate after each, the same
+        trajectory in both engines up to rounding.
     polish : with shrinking, after each round whose certificate is still above ``tol`` (once the
-        run has taken POLISH_AFTER_EPOCHS passes), try a few active-set iterations (:func:`~.active_set.polish_active_set`: the linear system of the
-        margin conditions on the sets that the round identified) and return their point if its
-        certificate is below ``tol``; otherwise coordinate ascent goes on from where it was.
+        run has taken POLISH_AFTER_EPOCHS passes), try active-set iterations
+        (:func:`~.active_set.polish_active_set`: the linear system of the margin conditions on the
+        sets the round identified) and return their point if its certificate is below ``tol``;
+        otherwise coordinate ascent goes on from where it was.
 
     Notes
     -----
     Whatever the engine, the result is certified by the duality gap of the full problem (eq. 10);
-    shrinking only changes which coordinates are visited.
+    shrinking and polishing only change where the solver looks.
     """
     X, y = check_X_y(X, y)
     lam = check_positive(lam, "lam")
@@ -133,18 +138,20 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
     n = X.shape[0]
     lam_n = lam * n
-    indptr, indices, values = _csr(X, y / lam_n)   # the rows of Z / (lam n), nonzeros only
+    Z = SignedRows(X, y)
     alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
-    hist = History(time.perf_counter())
-    if engine == "numba" and shrinking:
-        Z = SignedRows(X, y)
-        omega = Z.T @ alpha / lam_n if alpha.any() else np.zeros(X.shape[1])
-        return _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, indptr, indices, values,
-                               hist if record_history else None, polish)
-    Z = y[:, None] * X
     omega = Z.T @ alpha / lam_n
-    if engine == "numba":
-        from ._dca_kernel import epoch as compiled_epoch
+    hist = History(time.perf_counter())
+    if engine == "numpy":
+        indptr, indices, values = _csr_numpy(X, y / lam_n)
+    else:
+        from ._dca_kernel import epoch as compiled_epoch, row_layout, scaled_csr
+
+        indptr, indices, values = scaled_csr(np.ascontiguousarray(X), y / lam_n)   # rows of Z / (lam n)
+        layout = row_layout(indptr, indices, values, sign)
+        if shrinking:
+            return _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, (indptr, indices, values),
+                                   layout, hist if record_history else None, polish)
     rng = np.random.default_rng(seed)
     converged, epoch = False, 0
     while True:
@@ -158,7 +165,8 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
             break
         order = rng.permutation(n)
         if engine == "numba":
-            compiled_epoch(order, indptr, indices, values, alpha, omega, sign, 1.0 / lam_n)
+            cptr, cpos, sq_norm = layout
+            compiled_epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n)
         for i in order if engine == "numpy" else ():
             s, v = indices[indptr[i]:indptr[i + 1]], values[indptr[i]:indptr[i + 1]]
             if s.size == 0:
@@ -175,10 +183,12 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     return _result(cert, alpha, epoch, converged, max_epochs, tol, hist if record_history else None)
 
 
-def _csr(X, scale):
-    from ._dca_kernel import scaled_csr
-
-    return scaled_csr(np.ascontiguousarray(X), np.ascontiguousarray(scale))
+def _csr_numpy(X, scale):
+    """CSR form (indptr, indices, values) of diag(scale) X, nonzeros only (the reference path's
+    numpy twin of :func:`._dca_kernel.scaled_csr`)."""
+    rows, cols = np.nonzero(X)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=X.shape[0]))))
+    return indptr, cols, X[rows, cols] * scale[rows]
 
 
 def _result(cert, alpha, epochs, converged, max_epochs, tol, hist) -> SolverResult:
@@ -200,14 +210,13 @@ iterations costs a few O(nd) products and an O(|F|^2 |J|) solve, which pays off 
 coordinate ascent is slow (small lambda; on MNIST-5k lam n = 1 needs about 200 passes in all)."""
 
 
-def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, indptr, indices, values, hist, polish):
+def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, csr, layout, hist, polish):
     """Passes with shrinking (:func:`._dca_kernel.run_shrinking`) between certificates, and
     active-set polishing (:func:`.active_set.polish_active_set`) after each round."""
-    from ._dca_kernel import row_layout, run_shrinking, seed as seed_kernel
+    from ._dca_kernel import run_shrinking, seed as seed_kernel
 
     lam_n = lam * Z.shape[0]
     seed_kernel(int(seed) % 2**32)
-    layout = row_layout(indptr, indices, values, sign)
     eps, epochs = SHRINKING_EPS0, 0
     cert = certificate(omega, alpha, Z, lam, sign, _project)
     if hist is not None:
@@ -217,7 +226,7 @@ def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, indptr, i
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
         # at geometrically spaced points
         budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
-        passes, met = run_shrinking(indptr, indices, values, *layout, alpha, omega, sign, lam_n, eps, budget)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget)
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, _project)
