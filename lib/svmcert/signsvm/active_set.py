@@ -79,6 +79,10 @@ def _fit_box_multipliers(Z, F, U, J, lam_n):
     return lsq_linear(ZF.T, target, bounds=(0.0, 1.0), method="bvls").x
 
 
+def _sets_key(*masks) -> bytes:
+    return b"".join(np.packbits(m).tobytes() for m in masks)
+
+
 def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20,
                       change_fraction: float = 0.1) -> tuple[np.ndarray, Certificate] | None:
     """Primal-dual active-set iterations on the dual of problem (4), started from the sets of
@@ -104,7 +108,7 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     F = (alpha > 0.0) & (alpha < 1.0)
     U = alpha == 1.0
     J = (sign == 0) | (sign * omega > 0.0)
-    seen = {(np.packbits(F).tobytes(), np.packbits(U).tobytes(), np.packbits(J).tobytes())}
+    seen = {_sets_key(F, U, J)}
     for _ in range(max_iter):
         if F.sum() > MAX_FREE:                 # (*) would be too costly
             return None
@@ -115,7 +119,8 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
                      else _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n))
         omega_b = Z.T @ b / lam_n
         clipped = np.clip(b, 0.0, 1.0)
-        cert = certificate(Z.T @ clipped / lam_n, clipped, Z, lam, sign, _project)
+        omega_c = omega_b if np.array_equal(clipped, b) else Z.T @ clipped / lam_n
+        cert = certificate(omega_c, clipped, Z, lam, sign, _project)
         if cert.relative_gap_below(tol):
             return clipped, cert
         G = Z @ np.where(J, omega_b, 0.0) - 1.0   # y_i <x_i, w> - 1 with w_J = omega_J
@@ -125,7 +130,7 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
         changes = int((F_new != F).sum() + (U_new != U).sum() + (J_new != J).sum())
         if changes == 0 or changes > change_fraction * (n + d):
             return None
-        key = (np.packbits(F_new).tobytes(), np.packbits(U_new).tobytes(), np.packbits(J_new).tobytes())
+        key = _sets_key(F_new, U_new, J_new)
         if key in seen:                        # the iteration cycles (e.g. one degenerate sample toggling)
             return None
         seen.add(key)
