@@ -148,7 +148,12 @@ def maximize_on_ball_newton(A, b, center, radius, trace: dict | None = None) -> 
         (``maximize_quadratic_on_ball(..., method="rightmost")``).
     """
     A, b, center, radius = _check_problem(A, b, center, radius)
-    g = A @ center + b
+    return newton_on_checked(A, b, center, radius, trace)
+
+
+def newton_on_checked(A, b, center, radius, trace=None):
+    """:func:`maximize_on_ball_newton` for arguments already validated (``_check_problem``)."""
+    g = A @ center + b                      # as in quadratic_ball.secular_data
     return _easy_case(A, center, radius, g, float(center @ (g + b)), trace)
 
 

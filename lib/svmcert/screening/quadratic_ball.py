@@ -397,11 +397,10 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
         raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")
     A, b, center, radius = _check_problem(A, b, center, radius)
     if method in ("auto", "cholesky"):
-        from .ball_newton import _easy_case           # imports this module: import here, not at the top
+        from .ball_newton import newton_on_checked    # imports this module: import here, not at the top
 
-        g = A @ center + b                             # as in secular_data
         trace = {}
-        res = _easy_case(A, center, radius, g, float(center @ (g + b)), trace)
+        res = newton_on_checked(A, b, center, radius, trace)
         if res is not None:
             return res
         if method == "cholesky":
