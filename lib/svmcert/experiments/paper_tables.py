@@ -1,55 +1,35 @@
-"""The numbers printed in Tajima et al.'s Tables 1 and 2, read from the decoded paper text.
+"""Tajima et al.'s Tables 1 and 2 (mean ROC scores per class), from ``data/papers/tajima.csv``.
 
-Reading them from ``shared/seeds/sign-constrained-svm.txt`` (beside the project) instead of
-typing them in keeps transcription errors out of the comparison.
+The numbers are kept in the repository (:mod:`svmcert.papers`), transcribed once from the paper and
+checked against its decoded text by ``tests/test_papers.py``.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+__all__ = ["LAMBDAS", "read_tables", "table1_vs_table2"]
 
-import numpy as np
-
-__all__ = ["paper_path", "read_tables", "table1_vs_table2"]
-
-_ROW = re.compile(r"^(\d+)\t(.+)$")
-_CELL = re.compile(r"([0-9.]+) \(([0-9.]+)\)")
+#: The five lambda columns of Table 2, as printed.
+LAMBDAS = ("1e-6/n", "1e-4/n", "1e-2/n", "1e0/n", "1e2/n")
 
 
-def paper_path() -> Path:
-    """``../shared/seeds/sign-constrained-svm.txt`` relative to the project root."""
-    from ..book.paths import project_root
-
-    path = project_root().parent / "shared" / "seeds" / "sign-constrained-svm.txt"
-    if not path.is_file():
-        raise FileNotFoundError(f"the decoded paper is not at {path}: the shared folder must sit beside the project")
-    return path
+def _by_class(table, column: str) -> dict[int, float]:
+    sub = table[table["column"] == column]
+    return {int(r.split()[-1]): float(v) for r, v in zip(sub["row"], sub["value"])}
 
 
-def _rows(lines, start, count):
-    out = {}
-    for line in lines[start:]:
-        m = _ROW.match(line.strip("\n"))
-        if m:
-            out[int(m.group(1))] = [float(mean) for mean, _ in _CELL.findall(m.group(2))]
-            if len(out) == count:
-                break
-        elif out:
-            break
-    return out
-
-
-def read_tables(path=None) -> dict:
+def read_tables() -> dict:
     """Table 1 (per class: conventional, sign-constrained) and Table 2 (per class: five lambdas,
-    upper block conventional, lower block sign-constrained), mean ROC scores only."""
-    lines = Path(path or paper_path()).read_text().splitlines()
-    t1 = next(i for i, l in enumerate(lines) if l.startswith("Table 1: ROC scores"))
-    t2 = next(i for i, l in enumerate(lines) if l.startswith("Table 2: Details on ROC scores"))
-    upper = next(i for i in range(t2, len(lines)) if lines[i].strip() == "Conventional SVM-pairwise")
-    lower = next(i for i in range(upper, len(lines)) if lines[i].strip() == "Sign Constrained SVM-pairwise")
-    return {"table1": _rows(lines, t1, 12), "table2_conventional": _rows(lines, upper, 12),
-            "table2_sign": _rows(lines, lower, 12)}
+    conventional block, sign-constrained block), mean ROC scores only."""
+    from ..papers import printed
+
+    t1, t2 = printed("tajima", "Table 1"), printed("tajima", "Table 2")
+    conv, sign = _by_class(t1, "conventional"), _by_class(t1, "sign-constrained")
+    blocks = {}
+    for block in ("conventional", "sign-constrained"):
+        cols = [_by_class(t2, f"{block}, lambda = {lam}") for lam in LAMBDAS]
+        blocks[block] = {cls: [c[cls] for c in cols] for cls in sorted(cols[0])}
+    return {"table1": {cls: [conv[cls], sign[cls]] for cls in sorted(conv)},
+            "table2_conventional": blocks["conventional"], "table2_sign": blocks["sign-constrained"]}
 
 
 def table1_vs_table2(tables: dict):
