@@ -282,10 +282,15 @@ def test_compare_tables_and_claims_rules():
     assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
     new["claims"][0]["observed"] = 1.0
     assert "observed" in check.compare_claims(json.dumps(new), json.dumps(old))[0]
-    new["claims"][0]["timing"] = True          # wall-clock claims: only the verdict is compared
+    # wall-clock claims (committed as timing): only the verdict is compared
+    for rec in (new, old):
+        rec["claims"][0]["timing"] = True
     assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
     new["claims"][0]["passed"] = False
     assert "verdict" in check.compare_claims(json.dumps(new), json.dumps(old))[0]
+    # a rerun cannot turn a value claim into a timing one to escape the comparison
+    old["claims"][0]["timing"], new["claims"][0]["passed"] = False, True
+    assert any("timing changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
 
 
 def test_cli_reports_unknown_chapter_and_bad_jobs(project, capsys):

@@ -6,13 +6,30 @@ rewrites ``claims/<chapter>.json`` atomically in the chapter's output directory,
 that stops half-way never leaves a half-written file. A record states whether the comparison
 held (``passed``) and whether it was expected to (``expect``): ``"fails"`` marks an erratum,
 a statement of the paper that the numbers refute on purpose.
+
+Every record has a *kind* and a *quantity*:
+
+``kind``
+    ``"check"`` — a statement of a paper (theorem, lemma, equation) checked against an
+    independent reference: verdict *holds*, or *erratum* when refuted on purpose;
+    ``"reproduction"`` — a number the paper prints (a table cell, a figure's value) recomputed:
+    verdict *reproduced*, or *not reproduced* with its ``cause`` (``"other data"``,
+    ``"other setup"``, ``"disagrees"``, then a sentence); ``"not checked"`` — a result the book
+    does not check, with the reason in ``cause`` (:func:`not_checked`).
+``quantity``
+    what ``observed`` is, which decides how ``svmcert book check`` compares a rerun with the
+    committed record: ``"exact"`` (counts and parameters the mathematics fixes: must be equal),
+    ``"value"`` (a computed number: may move by ``drift_atol + drift_rtol * max(1, |old|)``,
+    tolerances derived from solver accuracy and conditioning and stated where they are set),
+    ``"path"`` (iterations, convergence flags, near-tie decisions: only the verdict is
+    compared) or ``"timing"`` (wall clock: only the verdict is compared).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +41,8 @@ __all__ = [
     "close",
     "at_most",
     "at_least",
+    "not_checked",
+    "reproduced",
     "load_claims",
     "unexpected",
     "ledger_table",
@@ -33,6 +52,12 @@ __all__ = [
 PAPERS = ("tajima", "hanada", "aksu")
 COMPARISONS = ("<=", ">=", "abs", "rel", "==")
 EXPECTATIONS = ("holds", "fails")
+KINDS = ("check", "reproduction", "not checked")
+QUANTITIES = ("exact", "value", "path", "timing")
+#: The causes a "not reproduced" verdict names first (then a sentence of detail).
+CAUSES = ("other data", "other setup", "disagrees")
+#: Default drift allowance of a value claim: floating-point noise on a well-conditioned number.
+DEFAULT_DRIFT_RTOL = 1e-9
 
 
 @dataclass
@@ -54,19 +79,43 @@ class Claim:
     chapter: str = ""
     counterexample: dict | None = field(default=None)
     timing: bool = False
+    kind: str = "check"
+    quantity: str = "value"
+    cause: str = ""
+    drift_rtol: float = DEFAULT_DRIFT_RTOL
+    drift_atol: float = 0.0
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """The ledger's word for this record: holds, erratum, reproduced, not reproduced, not
+        checked — or, when the outcome is not the expected one, that word in capitals."""
+        if self.kind == "not checked":
+            return "not checked"
+        if self.kind == "reproduction":
+            if self.expect == "holds":
+                return "reproduced" if self.passed else "NOT REPRODUCED"
+            return "not reproduced" if not self.passed else "REPRODUCED (expected not to be)"
+        if self.expect == "fails":
+            return "erratum" if not self.passed else "ERRATUM NOT REPRODUCED"
+        return "holds" if self.passed else "FAILS"
 
     def _repr_markdown_(self) -> str:
         """One line in the rendered chapter: the verdict, the claim and the numbers compared."""
-        if self.expect == "fails":
-            mark = "erratum reproduced" if not self.passed else "ERRATUM NOT REPRODUCED"
-        else:
-            mark = "holds" if self.passed else "FAILS"
-        return (f"**{mark}** `{self.id}` ({self.source}): observed {self.observed:.4g} "
+        if self.kind == "not checked":
+            return f"**not checked** `{self.id}` ({self.source}): {self.cause}"
+        text = (f"**{self.verdict}** `{self.id}` ({self.source}): observed {self.observed:.4g} "
                 f"{self.comparison} {self.reference:.4g} (tolerance {self.tolerance:g}, {self.instances} instances)")
+        if self.cause:
+            text += f"; {self.cause}"
+        return text
 
     @property
     def as_expected(self) -> bool:
-        """True when the verdict is the expected one (holds and passed, or erratum and failed)."""
+        """True when the verdict is the expected one (holds and passed, or erratum and failed);
+        a result marked "not checked" has no outcome to expect."""
+        if self.kind == "not checked":
+            return True
         return self.passed == (self.expect == "holds")
 
 
@@ -123,6 +172,12 @@ def record(
     expect: str = "holds",
     counterexample: dict | None = None,
     timing: bool = False,
+    kind: str = "check",
+    quantity: str | None = None,
+    cause: str = "",
+    drift_rtol: float = DEFAULT_DRIFT_RTOL,
+    drift_atol: float = 0.0,
+    note: str = "",
 ) -> Claim:
     """Evaluate a comparison, add it to the current chapter's ledger and write the ledger.
 
@@ -138,8 +193,19 @@ def record(
     instances : how many instances the observed number is the worst case of.
     expect : ``"holds"`` or ``"fails"`` (an erratum shown on the errata page).
     counterexample : for errata, the smallest instance that shows it (JSON-serialisable).
-    timing : the observed number is a wall-clock measurement (e.g. a fitted exponent); the drift
-        check then compares only the verdict, since such numbers move between runs.
+    timing : the observed number is a wall-clock measurement (e.g. a fitted exponent); the same
+        as ``quantity="timing"``.
+    kind : ``"check"`` (default) or ``"reproduction"`` (a number the paper prints); see the module
+        docstring. ``"not checked"`` records are made by :func:`not_checked`.
+    quantity : ``"exact"``, ``"value"``, ``"path"`` or ``"timing"`` (module docstring). Default:
+        ``"timing"`` with ``timing=True``, ``"exact"`` for the ``==`` comparison, else ``"value"``.
+    cause : for a reproduction expected to fail (``expect="fails"``): why it is not reproduced,
+        starting with one of :data:`CAUSES`.
+    drift_rtol, drift_atol : for value claims, how far ``observed`` and ``reference`` may move
+        between runs and machines (``drift_atol + drift_rtol * max(1, |old|)``; never less than
+        the claim's own tolerance). Derive them from the accuracy of what produced the numbers.
+    note : a qualifier shown in the ledger, e.g. that a true bound is loose by orders of
+        magnitude, or that the tested effect is absent on some instances.
     """
     if paper not in PAPERS:
         raise ValueError(f"paper: expected one of {PAPERS}, got {paper!r}")
@@ -147,6 +213,19 @@ def record(
         raise ValueError(f"comparison: expected one of {COMPARISONS}, got {comparison!r}")
     if expect not in EXPECTATIONS:
         raise ValueError(f"expect: expected one of {EXPECTATIONS}, got {expect!r}")
+    if kind not in ("check", "reproduction"):
+        raise ValueError(f"kind: expected 'check' or 'reproduction' (use not_checked() for the rest), got {kind!r}")
+    if quantity is None:
+        quantity = "timing" if timing else ("exact" if comparison == "==" else "value")
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity: expected one of {QUANTITIES}, got {quantity!r}")
+    if timing and quantity != "timing":
+        raise ValueError(f"quantity: timing=True needs quantity='timing', got {quantity!r}")
+    if kind == "reproduction" and expect == "fails" and not cause.startswith(CAUSES):
+        raise ValueError(f"cause: a reproduction expected to fail must say why, starting with one of {CAUSES}; got {cause!r}")
+    drift_rtol, drift_atol = _to_float(drift_rtol, "drift_rtol"), _to_float(drift_atol, "drift_atol")
+    if drift_rtol < 0 or drift_atol < 0:
+        raise ValueError(f"drift_rtol, drift_atol: expected numbers >= 0, got {drift_rtol}, {drift_atol}")
     observed = _to_float(observed, "observed")
     reference = _to_float(reference, "reference")
     tolerance = _to_float(tolerance, "tolerance")
@@ -170,8 +249,40 @@ def record(
         expect=expect,
         chapter=chapter.name,
         counterexample=counterexample,
-        timing=bool(timing),
+        timing=quantity == "timing",
+        kind=kind,
+        quantity=quantity,
+        cause=str(cause),
+        drift_rtol=drift_rtol,
+        drift_atol=drift_atol,
+        note=str(note),
     )
+    chapter.add_claim(claim)
+    return claim
+
+
+def reproduced(id: str, observed, printed, *, atol: float | None = None, rtol: float | None = None,
+               cause: str = "", **kw) -> Claim:
+    """Record a number the paper prints, recomputed (``kind="reproduction"``).
+
+    ``atol``/``rtol`` as in :func:`close` — choose them from the printed precision (half a unit
+    of the last printed digit) and from the accuracy of our computation. With ``cause`` the
+    number is expected *not* to be reproduced, for the stated reason.
+    """
+    kw.setdefault("expect", "fails" if cause else "holds")
+    return close(id, observed, printed, atol=atol, rtol=rtol, kind="reproduction", cause=cause, **kw)
+
+
+def not_checked(id: str, *, paper: str, source: str, statement: str, reason: str) -> Claim:
+    """Record a result of a paper that the book does not check, and why (verdict "not checked")."""
+    if paper not in PAPERS:
+        raise ValueError(f"paper: expected one of {PAPERS}, got {paper!r}")
+    if not reason or not str(reason).strip():
+        raise ValueError("reason: say why the result is not checked")
+    chapter = _current()
+    claim = Claim(id=id, paper=paper, source=source, statement=statement, observed=None, reference=None,
+                  reference_source="", comparison="", tolerance=0.0, instances=0, passed=None, expect="holds",
+                  chapter=chapter.name, kind="not checked", quantity="exact", cause=str(reason))
     chapter.add_claim(claim)
     return claim
 
@@ -228,10 +339,6 @@ def unexpected(claims) -> list[Claim]:
     return [c for c in claims if not c.as_expected]
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
-
-
 def ledger_table(claims=None):
     """All records as a table: chapter, claim, source, observed, reference, tolerance, verdict."""
     import pandas as pd
@@ -239,11 +346,7 @@ def ledger_table(claims=None):
     claims = load_claims() if claims is None else claims
     rows = []
     for c in claims:
-        verdict = "holds" if c.passed else "fails"
-        if c.expect == "fails":
-            verdict = "erratum (refuted as expected)" if not c.passed else "erratum NOT reproduced"
-        elif not c.passed:
-            verdict = "FAILS"
+        verdict = c.verdict
         rows.append(
             {
                 "chapter": c.chapter,
@@ -257,16 +360,22 @@ def ledger_table(claims=None):
                 "reference from": c.reference_source,
                 "tolerance": c.tolerance,
                 "instances": c.instances,
+                "kind": c.kind,
+                "quantity": c.quantity,
                 "verdict": verdict,
+                "cause or note": "; ".join(t for t in (c.cause, c.note) if t),
             }
         )
     columns = ["chapter", "claim", "paper", "source", "statement", "observed", "comparison",
-               "reference", "reference from", "tolerance", "instances", "verdict"]
+               "reference", "reference from", "tolerance", "instances", "kind", "quantity", "verdict",
+               "cause or note"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def errata_table(claims=None):
-    """The records marked ``expect="fails"`` with their counterexamples."""
+    """The errata: checks marked ``expect="fails"`` (statements refuted on purpose) with their
+    counterexamples. Printed numbers that are not reproduced are not errata; the ledger and the
+    Reproduction page list them with their causes."""
     import pandas as pd
 
     claims = load_claims() if claims is None else claims
@@ -282,7 +391,7 @@ def errata_table(claims=None):
             "smallest instance": json.dumps(c.counterexample, sort_keys=True) if c.counterexample else "",
         }
         for c in claims
-        if c.expect == "fails"
+        if c.expect == "fails" and c.kind == "check"
     ]
     return pd.DataFrame(rows, columns=["chapter", "claim", "source", "statement (as printed)",
                                        "observed", "reference", "reproduced", "smallest instance"])

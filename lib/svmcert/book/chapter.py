@@ -110,8 +110,8 @@ def current_chapter() -> Chapter:
     return _CURRENT
 
 
-def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption: str | None = None,
-               display: bool = True):
+def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=(), exact=(), path_reason: str = "",
+               caption: str | None = None, display: bool = True):
     """Write a table as CSV (atomically) and display it with its provenance note underneath.
 
     Parameters
@@ -123,6 +123,12 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
         legitimately moves between runs and machines (solver accuracy, floating point).
     timing : names of columns that hold wall-clock measurements (or ratios of them); they are
         shown but excluded from the drift check.
+    path : names of columns that hold path quantities — iteration and epoch counts, convergence
+        flags, decisions taken at near-ties — which move with floating-point kernels; shown but not
+        compared. ``path_reason`` says why (recorded in the sidecar).
+    exact : names of numeric columns that must be reproduced exactly (instance parameters, sizes,
+        counts the mathematics fixes). Text columns are always exact; the other numeric columns
+        are values, compared with ``rtol`` and ``atol``.
     caption : optional sentence shown above the table.
     display : show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
@@ -136,16 +142,30 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), caption
     import pandas as pd
 
     df = table if isinstance(table, pd.DataFrame) else pd.DataFrame(list(table))
-    missing = [c for c in timing if c not in df.columns]
-    if missing:
-        raise ValueError(f"timing: columns {missing} are not in the table (columns: {list(df.columns)})")
+    classes = {}
+    for label, cols in (("timing", timing), ("path", path), ("exact", exact)):
+        if isinstance(cols, str):
+            raise ValueError(f"{label}: expected a list of column names, got the string {cols!r}")
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise ValueError(f"{label}: columns {missing} are not in the table (columns: {list(df.columns)})")
+        twice = [c for c in cols if c in classes]
+        if twice:
+            raise ValueError(f"{label}: columns {twice} are already declared {classes[twice[0]]!r}")
+        classes.update({c: label for c in cols})
+    if path and not path_reason:
+        raise ValueError("path_reason: say why the path columns move between machines")
+    for col in df.columns:
+        if col not in classes:
+            classes[col] = "value" if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col]) else "exact"
     if rtol < 0 or atol < 0:
         raise ValueError(f"rtol, atol: expected numbers >= 0, got {rtol}, {atol}")
     chapter = current_chapter()
     path = chapter.tables_dir / f"{name}.csv"
     atomic_write_text(path, df.to_csv(index=False, float_format="%.10g"))
     provenance = chapter.provenance()
-    meta = {"kind": "table", "rtol": rtol, "atol": atol, "timing_columns": list(timing), "caption": caption or "",
+    meta = {"kind": "table", "rtol": rtol, "atol": atol, "columns": {str(c): classes[c] for c in df.columns},
+            "timing_columns": list(timing), "path_reason": path_reason, "caption": caption or "",
             "displayed": bool(display), "provenance": provenance}
     atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")
     if display:
