@@ -1,9 +1,14 @@
 # README's two commands: `make test` and `make book`. Both create .venv when it is missing and
-# (re)install only when pyproject.toml changed since the last install.
+# (re)install only when the lock or pyproject.toml changed since the last install. The environment
+# comes from the exact, hashed lock requirements/lock.txt; `make lock` regenerates it from
+# pyproject.toml (with uv, in a tool venv of its own under _build/).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.install-stamp
+LOCK   := requirements/lock.txt
+UV_VERSION := 0.13.9
+LOCK_TOOLS := _build/lock-tools
 JOBS   ?= 2
 SHELL  := /bin/bash
 # Runs a command and records its wall time and peak memory in _build/timings/NAME.json (exit status
@@ -14,16 +19,27 @@ TIMED  := $(BIN)/python lib/svmcert/book/timed.py
 # so `make test` leaves them out and `make browser-test` runs them after `make book`.
 BOOK_TESTS := tests/test_browser.py tests/test_links.py
 
-.PHONY: install test book run build check browser-test clean
+.PHONY: install lock test book run build check browser-test clean
 
 install: $(STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	set -o pipefail; $(BIN)/python -m pip install --quiet -e . 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+# Every package at the version and with the hashes of the lock; then the project itself, without
+# dependencies (they are all in the lock) and without build isolation (setuptools is in the lock).
+$(STAMP): $(LOCK) pyproject.toml | $(BIN)/python
+	set -o pipefail; $(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK) 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	set -o pipefail; $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	$(BIN)/python -m pip check
 	touch $(STAMP)
+
+# Regenerate the lock: the newest versions pyproject.toml allows, for CPython 3.11 on x86-64 Linux
+# (the book's platform), every file's sha256 recorded. Commit the result with the tables it makes.
+lock:
+	test -x $(LOCK_TOOLS)/bin/uv || { $(PYTHON) -m venv $(LOCK_TOOLS) && $(LOCK_TOOLS)/bin/pip install --quiet uv==$(UV_VERSION); }
+	$(LOCK_TOOLS)/bin/uv pip compile pyproject.toml --extra all --generate-hashes --upgrade \
+	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 --no-header -o $(LOCK)
 
 test: install
 	$(TIMED) test -- $(BIN)/python -m pytest $(addprefix --ignore=,$(BOOK_TESTS))

@@ -81,7 +81,10 @@ class Chapter:
 
     def provenance(self) -> dict:
         from .. import __version__
+        from .reproducibility import lock_sha256
 
+        if not hasattr(self, "_lock_sha256"):
+            self._lock_sha256 = lock_sha256(self.root)
         return {
             "chapter": self.name,
             "notebook": self.parameters.get("notebook", ""),
@@ -89,6 +92,7 @@ class Chapter:
             "git_commit": self.commit,
             "git_dirty": self.dirty,
             "svmcert_version": __version__,
+            "lock_sha256": self._lock_sha256,
             "data_sha256": dict(self.data_checksums),
         }
 

@@ -75,6 +75,9 @@ class ProvenanceNote:
         if data:
             rows.append(f"data sha256: <code>{esc(data)}</code>")
         rows.append(f"commit: <code>{esc(commit)}</code>")
+        lock = self.provenance.get("lock_sha256")
+        if lock:
+            rows.append(f"environment lock sha256: <code>{esc(str(lock)[:_SHORT_SHA])}</code> (<code>requirements/lock.txt</code>)")
         if self.path:
             rows.append(f"file: <code>{esc(self.path)}</code> (sidecar <code>.meta.json</code>)")
         # tex2jax_ignore: MathJax leaves the note alone; the note holds no <table> (tests count tables)

@@ -17,8 +17,11 @@ from pathlib import Path
 from .paths import project_root
 from .provenance import git_state
 
-__all__ = ["DISTRIBUTIONS", "environment_versions", "platform_summary", "external_links", "links_markdown",
-           "dataset_checksums"]
+__all__ = ["DISTRIBUTIONS", "LOCK_FILE", "environment_versions", "platform_summary", "external_links",
+           "links_markdown", "dataset_checksums", "lock_sha256", "locked_versions"]
+
+#: The exact, hashed lock of the book's environment, relative to the project root (`make lock`).
+LOCK_FILE = "requirements/lock.txt"
 
 #: Distributions whose versions decide the book's numbers or its rendering.
 DISTRIBUTIONS = (
@@ -42,6 +45,39 @@ def environment_versions(names=DISTRIBUTIONS) -> list[dict]:
     return rows
 
 
+def lock_sha256(root: Path | None = None) -> str:
+    """sha256 of the lock file (``"no lock"`` when the project has none): recorded in the provenance
+    of every table and figure, so a number can be traced to the exact environment that made it."""
+    import hashlib
+
+    root = project_root() if root is None else Path(root)
+    path = root / LOCK_FILE
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "no lock"
+
+
+def locked_versions(root: Path | None = None) -> list[dict]:
+    """``[{"package", "locked", "installed"}]`` for every package of the lock, in the lock's order;
+    ``installed`` is what the running environment has (``"not installed"`` if missing)."""
+    from packaging.utils import canonicalize_name
+
+    root = project_root() if root is None else Path(root)
+    path = root / LOCK_FILE
+    rows = []
+    if not path.is_file():
+        return rows
+    for line in path.read_text().splitlines():
+        m = re.match(r"^([A-Za-z0-9_.\-]+)==([^\s\\;]+)", line)
+        if not m:
+            continue
+        name = str(canonicalize_name(m.group(1)))
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            installed = "not installed"
+        rows.append({"package": name, "locked": m.group(2), "installed": installed})
+    return rows
+
+
 def platform_summary(root: Path | None = None) -> list[dict]:
     """Python, operating system, CPU, BLAS/OpenMP libraries and the git commit, as ``item``/``value`` rows."""
     root = project_root() if root is None else Path(root)
@@ -52,6 +88,7 @@ def platform_summary(root: Path | None = None) -> list[dict]:
         {"item": "machine", "value": platform.machine()},
         {"item": "cpu count", "value": str(_cpu_count())},
         {"item": "git commit", "value": commit + (" (with uncommitted changes in lib/ or book/)" if dirty else "")},
+        {"item": "lock sha256", "value": lock_sha256(root)},
     ]
     try:
         from threadpoolctl import threadpool_info
