@@ -24,7 +24,12 @@ from ..screening.weighted_svm import (ConvergenceWarning, dual_domain, fenchel_y
                                       linear_dual_objective, linear_primal_objective, loss_conjugate, loss_value)
 
 __all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",
-           "kernel_gap_rows", "run_instance", "printed_kernel_gap", "corrected_kernel_gap", "true_gap"]
+           "kernel_gap_rows", "run_instance", "instance_parameters", "run_instances", "printed_kernel_gap",
+           "corrected_kernel_gap", "true_gap", "LAMBDA_EXPONENTS", "LOSSES"]
+
+#: lam / n = 10^-e with e drawn from these for each instance.
+LAMBDA_EXPONENTS = (0.5, 1.0, 1.5, 2.0, 2.5)
+LOSSES = ("hinge", "squared_hinge")
 
 
 def explicit_gap(beta, alpha, F, y, lam, w, loss):
@@ -145,6 +150,60 @@ def run_instance(F, y, lam, w, loss, checkpoints, rng, null=None, n_perturb=6):
     screening = screening_path(K, F, y, lam, w, loss, path, alpha_star, beta_star, r_star)
     kgap = kernel_gap_rows(K, F, y, lam, w, loss, [alpha_star] + [a for _, a, _ in path[::3]], rng)
     return pairs, screening, kgap, ref
+
+
+def instance_parameters(seed, name, kernel, loss, n):
+    """lam and the weights of one instance, from its own keyed streams (never from a stream a
+    solver or another instance draws from): lam = n 10^-e, e uniform over
+    :data:`LAMBDA_EXPONENTS`; weights by :func:`svmcert.experiments.weighted_erm.random_weights`."""
+    from .instances import instance_rng
+    from .weighted_erm import random_weights
+
+    key = (name, kernel, loss)
+    lam = n * 10 ** -float(instance_rng(seed, "gap-safe-ball", "lambda", *key).choice(LAMBDA_EXPONENTS))
+    return lam, random_weights(n, instance_rng(seed, "gap-safe-ball", "weights", *key))
+
+
+def run_instances(datasets_used, kernels, checkpoints, seed, n_perturb=6, on_dataset=None, progress=False):
+    """Every instance of the chapter: for each data set, kernel and loss, the reference solve, the
+    checkpoint path, the Lemma 3.1 pairs, the Lemma 3.2 screening path and the Section 4.2 rows.
+
+    Returns four DataFrames ``(pairs, screening, kernel_gaps, instances)``. Each instance's lam and
+    weights come from :func:`instance_parameters` and its perturbations from a stream of its own,
+    so the list of instances does not depend on how many iterations any solver takes.
+    ``on_dataset(name)`` is called once per data set (the chapter records its checksum).
+    """
+    import pandas as pd
+
+    from .duality import load_scaled
+    from .instances import instance_rng
+    from .weighted_erm import problem_features
+
+    jobs = [(name, kernel, loss) for name in datasets_used for kernel in kernels for loss in LOSSES]
+    if progress:
+        from tqdm import tqdm
+
+        jobs = tqdm(jobs, desc="instances", leave=False)
+    pairs, screening, kgaps, instances, cache = [], [], [], [], {}
+    for name, kernel, loss in jobs:
+        if (name, kernel) not in cache:
+            X, y = load_scaled(name)
+            if on_dataset is not None:
+                on_dataset(name)
+            F, _ = problem_features(X, kernel)
+            cache[(name, kernel)] = (F, y, null_direction(F))
+        F, y, null = cache[(name, kernel)]
+        lam, w = instance_parameters(seed, name, kernel, loss, len(y))
+        rng = instance_rng(seed, "gap-safe-ball", "pairs", name, kernel, loss)
+        p, s, k, ref = run_instance(F, y, lam, w, loss, checkpoints, rng, null=null, n_perturb=n_perturb)
+        tag = dict(data=name, kernel=kernel, loss=loss, n=len(y), lam=lam)
+        pairs += [{**tag, **row} for row in p]
+        screening += [{**tag, **row} for row in s]
+        kgaps += [{**tag, **row} for row in k]
+        instances.append({**tag, "weights_sum": float(w.sum()), "zero_weights": int(np.sum(w == 0)),
+                          "reference_epochs": ref.n_iter, "reference_rel_gap": ref.gap / ref.primal,
+                          "reference_converged": ref.converged})
+    return tuple(map(pd.DataFrame, (pairs, screening, kgaps, instances)))
 
 
 def screening_path(K, F, y, lam, w, loss, path, alpha_star, beta_star, r_star):
