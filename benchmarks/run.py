@@ -31,7 +31,6 @@ def run(p, only=GROUPS, seed=0, threads=1):
     rows, first = [], []
     with threadpool_limits(limits=threads, user_api="blas"):
         bm.warm_up()
-        rng = np.random.default_rng(seed)
         if "sign" in only or "unconstrained" in only:
             X, y, sign = bm.mnist_problem(p["mnist_rows"], seed)
         if "sign" in only:
@@ -41,11 +40,11 @@ def run(p, only=GROUPS, seed=0, threads=1):
         if "unconstrained" in only:
             rows += bm.unconstrained(X, y, p["lam_ns"], max_epochs=p["max_epochs"])
         if "line-search" in only:
-            rows += bm.line_search(rng, p["ls_sizes"])
+            rows += bm.line_search(seed, p["ls_sizes"])
         if "ball" in only:
-            rows += bm.quadratic_on_ball(rng, p["ball_sizes"], p["sdp_sizes"], hard_sizes=p["ball_sizes"])
+            rows += bm.quadratic_on_ball(seed, p["ball_sizes"], p["sdp_sizes"], hard_sizes=p["ball_sizes"])
         if "qp1" in only:
-            rows += bm.qp1(rng, p["qp1_sizes"], p["qp1_C"])
+            rows += bm.qp1(seed, p["qp1_sizes"], p["qp1_C"])
         if "wsvm" in only:
             rows += bm.weighted_svm(p["wsvm_sizes"], seed=seed)
     return pd.DataFrame(rows, columns=bm.COLUMNS), pd.DataFrame(first)

@@ -72,15 +72,14 @@ def test_sign_constrained_first_order_and_unconstrained(mnist_small):
 
 
 def test_line_search_ball_qp1_weighted_svm():
-    rng = np.random.default_rng(0)
-    ls = bm.line_search(rng, [50, 100], budget=0.0)
+    ls = bm.line_search(0, [50, 100], budget=0.0)
     _check_rows(ls, 2)
     assert all(r["ours_accuracy"] <= 1e-12 and r["reference_accuracy"] <= 1e-12 for r in ls)
-    ball = bm.quadratic_on_ball(rng, [5], [4, 5], hard_sizes=[5], budget=0.0)
+    ball = bm.quadratic_on_ball(0, [5], [4, 5], hard_sizes=[5], budget=0.0)
     _check_rows(ball, 4)
     assert all(r["ours_accuracy"] <= 1e-9 and r["reference_accuracy"] <= 1e-6 for r in ball)
     assert sum("SDP" in r["benchmark"] for r in ball) == 2
-    qp = bm.qp1(rng, [50], [1.0], budget=0.0)
+    qp = bm.qp1(0, [50], [1.0], budget=0.0)
     _check_rows(qp, 1)
     assert abs(qp[0]["reference_accuracy"]) < 1e-6 and qp[0]["target"] == ""
     ws = bm.weighted_svm([40, 60], budget=0.0)

@@ -78,8 +78,8 @@ def test_features_sign_and_normalisation():
         sp.sign_vector([1, 0])
 
 
-def test_half_splits_partition(rng):
-    for train, test in sp.half_splits(11, 3, rng):
+def test_half_splits_partition():
+    for train, test in sp.half_splits(11, 3, 0):
         assert len(train) == 5 and len(test) == 6
         np.testing.assert_array_equal(np.sort(np.concatenate([train, test])), np.arange(11))
 
@@ -141,8 +141,8 @@ def test_run_split_end_to_end_and_tables(rng):
     seqs = random_dna(rng, 40, 10, 20)
     S = sp.normalize_scores(sp.smith_waterman_matrix(seqs, progress=False))
     y = np.where(np.array([s.count("A") for s in seqs]) >= np.median([s.count("A") for s in seqs]), 1.0, -1.0)
-    splits = sp.half_splits(40, 2, rng)
-    rows, fits = sp.run_splits(S, y, splits, (1e-2, 1.0), 2, rng, progress=False)
+    splits = sp.half_splits(40, 2, 0)
+    rows, fits = sp.run_splits(S, y, splits, (1e-2, 1.0), 2, 0, progress=False)
     df = pd.DataFrame(rows)
     assert len(df) == 2 * 2 * 2 and df.groupby(["split", "method"])["chosen"].sum().eq(1).all()
     assert (df[df["method"] == "sign-constrained"]["wrong_sign_fraction"] == 0).all()

@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError", "DatasetSpec", "cache_dir",
            "checksum", "data_file", "decode_splice", "file_sha256", "load",
-           "mirror_dirs", "mnist_odd_even", "splice_sequences"]
+           "load_scaled", "mirror_dirs", "mnist_odd_even", "splice_sequences"]
 
 LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
 MNIST_NAME = "mnist5k"
@@ -385,6 +385,50 @@ def mnist_odd_even(unit_rows=True):
     if unit_rows:
         norms = np.linalg.norm(X, axis=1, keepdims=True)
         X = X / np.where(norms > 0, norms, 1.0)
+    return X, y
+
+
+def load_scaled(name, max_rows=None, seed=0):
+    """A data set prepared as Part I's chapters use it: every feature divided by its largest
+    absolute value (so |x_ih| <= 1; all-zero features left as they are); ``"mnist5k"`` is the
+    odd-vs-even task with unit-norm rows (:func:`mnist_odd_even`).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    max_rows : int, optional
+        Keep this many rows, drawn without replacement (kept in file order) from a stream keyed
+        by ``seed``, ``name`` and ``max_rows`` alone, so the subset never depends on what else a
+        chapter draws.
+    seed : int, default 0
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,), labels +-1
+
+    Examples
+    --------
+    >>> from svmcert import datasets
+    >>> X, y = datasets.load_scaled("heart")
+    >>> X.shape, float(abs(X).max())
+    ((270, 13), 1.0)
+    """
+    if name == MNIST_NAME:
+        X, y = mnist_odd_even(unit_rows=True)
+    else:
+        X, y = load(name)
+        scale = np.abs(X).max(axis=0)
+        X = X / np.where(scale > 0, scale, 1.0)
+    if max_rows is not None:
+        if isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral) or max_rows < 1:
+            raise ValueError(f"max_rows: expected a whole number >= 1, got {max_rows!r}")
+        if max_rows < len(y):
+            from .experiments.instances import instance_rng
+
+            keep = np.sort(instance_rng(seed, "rows", name, int(max_rows)).choice(len(y), size=int(max_rows), replace=False))
+            X, y = X[keep], y[keep]
     return X, y
 
 

@@ -25,6 +25,7 @@ from ..reference.signsvm import solve_primal_cvxpy
 from ..reference.weighted_svm import kernel_factor, solve_weighted_primal_cvxpy
 from ..screening import fit_weighted_svm, maximize_quadratic_on_ball
 from ..signsvm.result import ConvergenceWarning
+from .instances import instance_rng
 
 __all__ = ["COLUMNS", "measure", "mnist_problem", "warm_up", "sign_constrained", "first_order", "unconstrained",
            "line_search", "quadratic_on_ball", "qp1", "weighted_svm", "targets", "SVC_TOLS"]
@@ -76,11 +77,8 @@ def _quiet(fn):
 def mnist_problem(rows: int | None = None, seed: int = 0):
     """MNIST-5k odd vs even with unit rows and a random half of the pixels sign-constrained with
     random signs (as in the convergence chapter); ``rows`` keeps a random subset of the samples."""
-    rng = np.random.default_rng(seed)
-    X, y = datasets.mnist_odd_even(unit_rows=True)
-    if rows is not None and rows < len(y):
-        keep = np.sort(rng.choice(len(y), size=rows, replace=False))
-        X, y = X[keep], y[keep]
+    X, y = datasets.load_scaled(datasets.MNIST_NAME, rows, seed=seed)
+    rng = instance_rng(seed, "benchmarks", "mnist sign pattern")
     d = X.shape[1]
     sign = np.zeros(d)
     half = rng.choice(d, size=d // 2, replace=False)
@@ -194,7 +192,7 @@ def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=
 
 # ----------------------------------------------------------------------------- target 3: line search
 
-def line_search(rng, sizes, *, repeat=3, budget=2.0):
+def line_search(seed, sizes, *, repeat=3, budget=2.0):
     """Target 3: the O(d log d) sweep (``signsvm.line_search``) vs the paper's O(d^2) construction
     (``line_search_pieces_quadratic``) on the worst case d_t = d + 1 (n = 2, every coordinate
     crossing inside (0, 1)). Accuracy: shortfall of D(alpha + eta q) at each method's eta below the
@@ -203,7 +201,7 @@ def line_search(rng, sizes, *, repeat=3, budget=2.0):
 
     rows = []
     for d in sizes:
-        inst = _crossing_template(rng, int(d))
+        inst = _crossing_template(instance_rng(seed, "benchmarks", "line search", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         t_o, ls, k_o = measure(lambda: signsvm.line_search(*args), repeat, budget, min_seconds=0.05)
         t_r, lq, k_r = measure(lambda: signsvm.line_search_pieces_quadratic(*args), repeat, budget)
@@ -227,7 +225,7 @@ def _ball_instance(rng, n, hard=False):
     return G @ G.T / n, rng.standard_normal(n), rng.standard_normal(n), 1.0
 
 
-def quadratic_on_ball(rng, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_sizes=()):
+def quadratic_on_ball(seed, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_sizes=()):
     """Target 4: ``maximize_quadratic_on_ball`` vs scipy's exact trust-region subproblem solver
     (IterativeSubproblem with k_easy = k_hard = 1e-12, far tighter than its defaults) at ``sizes``,
     and vs the cvxpy SDP (Shor relaxation, Clarabel 1e-10) at ``sdp_sizes``. Random PSD A = GG'/n,
@@ -237,7 +235,7 @@ def quadratic_on_ball(rng, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_sizes
     rows = []
     cases = [(n, False) for n in sorted(set(sizes) | set(sdp_sizes))] + [(n, True) for n in hard_sizes]
     for n, hard in cases:
-        A, b, c, S = _ball_instance(rng, n, hard)
+        A, b, c, S = _ball_instance(instance_rng(seed, "benchmarks", "ball", n, hard), n, hard)
         t_o, ours, k_o = measure(lambda: maximize_quadratic_on_ball(A, b, c, S), repeat, budget, min_seconds=0.05)
         kind = "hard case" if hard else "random PSD"
         if n in sizes or hard:
@@ -256,12 +254,13 @@ def quadratic_on_ball(rng, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_sizes
 
 # ----------------------------------------------------------------------------- target 6 (issue item 6): QP1
 
-def qp1(rng, sizes, Cs, *, repeat=3, budget=2.0):
+def qp1(seed, sizes, Cs, *, repeat=3, budget=2.0):
     """``solve_qp1(..., record=False)`` (engine "auto" then picks the compiled DRD loop) vs cvxpy/Clarabel on random
     overlapping instances (g = N(0,1) + y/2, W = 1). Accuracy: our duality gap and cvxpy's objective
     minus our dual value, both relative to max(1, |P|). Target: ratio >= 10 at N = 1000."""
     rows = []
     for N in sizes:
+        rng = instance_rng(seed, "benchmarks", "qp1", N)
         y = np.where(rng.random(N) < 0.5, 1.0, -1.0)
         g = rng.standard_normal(N) + 0.5 * y
         for C in Cs:
@@ -285,9 +284,9 @@ def weighted_svm(sizes, *, lam_over_n=10 ** -1.5, tol=1e-8, seed=0, repeat=3, bu
     from .drsss import design, gram
 
     X, y = design("svmguide1")
-    rng = np.random.default_rng(seed)
     rows = []
     for m in sizes:
+        rng = instance_rng(seed, "benchmarks", "svmguide1 subset", m)
         idx = np.sort(rng.choice(len(y), size=m, replace=False)) if m < len(y) else np.arange(len(y))
         ys = y[idx]
         K = gram(X[idx], "rbf")

@@ -64,15 +64,19 @@ def _per_iteration(fn, iters):
     return (time.perf_counter() - t0) / iters
 
 
-def iteration_cost(rng, ns, ds, n_fixed, d_fixed, iters=20, repeat=3):
+def iteration_cost(seed, ns, ds, n_fixed, d_fixed, iters=20, repeat=3):
     """Seconds per iteration of Frank-Wolfe and projected gradient as n doubles (d fixed) and as
-    d doubles (n fixed), best of ``repeat``, and the fitted log-log slopes."""
+    d doubles (n fixed), best of ``repeat``, and the fitted log-log slopes. Each size's data come
+    from a stream keyed by the axis and the size."""
+    from .instances import instance_rng
+
     import pandas as pd
 
     rows = []
     for axis, sizes in (("n", ns), ("d", ds)):
         for size in sizes:
             n, d = (size, d_fixed) if axis == "n" else (n_fixed, size)
+            rng = instance_rng(seed, "convergence", "iteration-cost", axis, size)
             X = rng.standard_normal((n, d)) / np.sqrt(d)
             y = np.sign(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n))
             y[y == 0] = 1.0

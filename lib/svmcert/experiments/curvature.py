@@ -15,6 +15,7 @@ from ..reference.signsvm import solve_primal_cvxpy
 from ..signsvm import bounds
 from ..signsvm.frank_wolfe import frank_wolfe
 from ..signsvm.objectives import dual_gradient, dual_objective, primal_objective, weights_from_dual
+from .instances import instance_rng
 from .projected_gradient import SIGN_PATTERNS, Instance, sign_vector
 
 __all__ = [
@@ -32,8 +33,9 @@ __all__ = [
 GAMMAS = (1.0, 0.5, 0.1, 1e-3)
 
 
-def small_instances(rng: np.random.Generator, count: int, max_n: int = 8, max_d: int = 4) -> list[Instance]:
-    """Tiny problems (n <= max_n so every vertex pair can be enumerated), lambda = 1.
+def small_instances(seed: int, count: int, max_n: int = 8, max_d: int = 4) -> list[Instance]:
+    """Tiny problems (n <= max_n so every vertex pair can be enumerated), lambda = 1; instance k
+    drawn from the stream keyed ``("curvature", "tiny", k)``.
 
     Families cycle through: Gaussian, non-negative features (like pixels), nearly duplicated
     samples (all y_i x_i close to one vector, where Lemma 2 is nearly tight), and exactly
@@ -43,6 +45,7 @@ def small_instances(rng: np.random.Generator, count: int, max_n: int = 8, max_d:
     families = ("gaussian", "non-negative", "near-duplicate", "duplicate")
     for k in range(count):
         fam = families[k % len(families)]
+        rng = instance_rng(seed, "curvature", "tiny", k)
         n, d = int(rng.integers(2, max_n + 1)), int(rng.integers(1, max_d + 1))
         y = rng.choice([-1.0, 1.0], size=n)
         if fam == "gaussian":
@@ -111,9 +114,10 @@ def curvature_estimates(inst: Instance, rng: np.random.Generator, n_random: int 
     return out
 
 
-def estimates_table(instances, rng: np.random.Generator, progress: bool = False, **kw):
+def estimates_table(instances, seed: int, purpose: str = "estimates", progress: bool = False, **kw):
     """One row per instance: every strategy's estimate, the best, and the upper bounds (all times lam/R^2
-    in the ``*_over_bound`` columns, so 1 means Lemma 2 is attained)."""
+    in the ``*_over_bound`` columns, so 1 means Lemma 2 is attained). The random pairs of instance
+    k come from the stream keyed ``("curvature", purpose, k, label)``."""
     import pandas as pd
 
     rows, eigs = [], {}
@@ -122,9 +126,10 @@ def estimates_table(instances, rng: np.random.Generator, progress: bool = False,
         from tqdm.auto import tqdm
 
         it = tqdm(instances, desc="curvature estimates", leave=False)
-    for inst in it:
+    for k, inst in enumerate(it):
         if id(inst.X) not in eigs:                 # one eigen-decomposition per data matrix
             eigs[id(inst.X)] = bounds.top_eigenpair(inst.X)
+        rng = instance_rng(seed, "curvature", purpose, k, inst.data, inst.pattern, inst.lam)
         e = curvature_estimates(inst, rng, eig=eigs[id(inst.X)], **kw)
         b = e["lemma2_bound"]
         row = {**inst.label(), "lemma2_bound": b, "best_lower": e["best_lower"], "free_exact": e["free_exact"],
@@ -205,11 +210,12 @@ def frank_wolfe_runs(instances, eps_grid, max_iter: int, progress: bool = False)
     return pd.DataFrame(rows), pd.DataFrame(runs), curves
 
 
-def bregman_identity_check(instances, rng: np.random.Generator, per_instance: int = 5) -> float:
+def bregman_identity_check(instances, seed: int, per_instance: int = 5) -> float:
     """Largest |stable - definition| of D_F(b; a) over random pairs of cube points, relative to
     1 + |F(a)| + |F(b)| + |<grad F(a), b - a>| (the size of the terms the definition subtracts)."""
     worst = 0.0
-    for inst in instances:
+    for i, inst in enumerate(instances):
+        rng = instance_rng(seed, "curvature", "bregman", i)
         for k in range(per_instance):
             a = rng.uniform(0, 1, inst.n) if k % 2 == 0 else rng.integers(0, 2, inst.n).astype(float)
             b = rng.uniform(0, 1, inst.n)
@@ -222,11 +228,12 @@ def bregman_identity_check(instances, rng: np.random.Generator, per_instance: in
     return worst
 
 
-def fw_gap_identity(instances, rng: np.random.Generator, per_instance: int = 5) -> float:
+def fw_gap_identity(instances, seed: int, per_instance: int = 5) -> float:
     """Largest |(P(w(alpha)) - D(alpha)) - max_u <grad D(alpha), u - alpha>| over random alpha, relative
     to 1 + |P| + |D|: the Frank-Wolfe gap (the LP value over the cube) equals the duality gap."""
     worst = 0.0
-    for inst in instances:
+    for i, inst in enumerate(instances):
+        rng = instance_rng(seed, "curvature", "fw-gap", i)
         for k in range(per_instance):
             # interior points and cube vertices alternately
             a = rng.uniform(0, 1, inst.n) if k % 2 == 0 else rng.integers(0, 2, inst.n).astype(float)

@@ -11,8 +11,10 @@ import warnings
 
 import numpy as np
 
-from .. import datasets, signsvm
+from .. import signsvm
+from ..datasets import load_scaled
 from ..reference import solve_primal_cvxpy
+from .instances import instance_rng
 from .patterns import sign_vector
 
 __all__ = ["SIGN_PATTERNS", "load_scaled", "strong_duality", "weak_duality",
@@ -21,26 +23,11 @@ __all__ = ["SIGN_PATTERNS", "load_scaled", "strong_duality", "weak_duality",
 SIGN_PATTERNS = ("free", "all >= 0", "correlation", "mixed")
 
 
-def load_scaled(name: str, max_rows: int | None = None, rng=None):
-    """A data set with every feature divided by its largest absolute value (so |x_ih| <= 1).
-
-    MNIST-5k is the odd-vs-even task with unit-norm rows; ``max_rows`` keeps a random subset.
-    """
-    if name == "mnist5k":
-        X, y = datasets.mnist_odd_even(unit_rows=True)
-    else:
-        X, y = datasets.load(name)
-        scale = np.abs(X).max(axis=0)
-        X = X / np.where(scale > 0, scale, 1.0)
-    if max_rows is not None and max_rows < len(y):
-        rng = np.random.default_rng(0) if rng is None else rng
-        keep = np.sort(rng.choice(len(y), size=max_rows, replace=False))
-        X, y = X[keep], y[keep]
-    return X, y
-
-
-def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=20000, weak_count=0):
+def strong_duality(name, X, y, lam_n_grid, patterns, seed, tol=1e-9, max_epochs=20000, weak_count=0):
     """Library dual solve vs cvxpy primal, one row per (lambda, sign pattern).
+
+    Random sign patterns and the weak-duality points of each (lambda, pattern) come from streams
+    keyed by the data set, lambda and pattern (:func:`~svmcert.experiments.instances.instance_rng`).
 
     Columns: the library's P(w(alpha)) and D(alpha) and their gap; cvxpy's P_ref (evaluated at its
     own w); ``bracket`` = how far P_ref lies outside [D, P] relative to P_ref (0 when inside);
@@ -55,7 +42,7 @@ def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=2
     for lam_n in lam_n_grid:
         lam = lam_n / n
         for kind in patterns:
-            sign = sign_vector(kind, X, y, rng)
+            sign = sign_vector(kind, X, y, instance_rng(seed, "duality", "sign", name, lam_n, kind))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
                 res = signsvm.solve(X, y, lam, sign, tol=tol, max_epochs=max_epochs)
@@ -73,7 +60,8 @@ def strong_duality(name, X, y, lam_n_grid, patterns, rng, tol=1e-9, max_epochs=2
                 "weights_norm": float(np.linalg.norm(res.w)),
             })
             if weak_count:
-                worst_d, worst_p = weak_duality(X, y, lam, sign, ref.value, rng, weak_count)
+                worst_d, worst_p = weak_duality(X, y, lam, sign, ref.value,
+                                                instance_rng(seed, "duality", "weak", name, lam_n, kind), weak_count)
                 rows[-1]["max_dual_minus_pref"] = worst_d / ref.value
                 rows[-1]["min_primal_minus_pref"] = worst_p / ref.value
     return pd.DataFrame(rows)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import signsvm
 from ..reference import dual_gradient_reference
+from .instances import instance_rng
 from .timing import best_time
 
 __all__ = ["LineInstance", "FAMILIES", "make_instances", "frank_wolfe_instances", "omegas", "zeta_direct",
@@ -173,9 +174,11 @@ FAMILIES = {
 }
 
 
-def make_instances(rng: np.random.Generator, counts: dict) -> list[LineInstance]:
-    """``counts[family]`` instances of each family named in :data:`FAMILIES`."""
-    return [FAMILIES[name](rng) for name, k in counts.items() for _ in range(int(k))]
+def make_instances(seed: int, counts: dict) -> list[LineInstance]:
+    """``counts[family]`` instances of each family named in :data:`FAMILIES`; instance k of a
+    family from the stream keyed ``("line-search", family, k)``."""
+    return [FAMILIES[name](instance_rng(seed, "line-search", name, k)) for name, count in counts.items()
+            for k in range(int(count))]
 
 
 def frank_wolfe_instances(X, y, lam, sign, iterations: int, family: str) -> list[LineInstance]:
@@ -349,14 +352,14 @@ def check_instance(inst: LineInstance, grid: int = 513, per_piece: int = 9, xato
 
 # ----------------------------------------------------------------------------- timing, errata, figure
 
-def time_constructions(rng: np.random.Generator, sizes, repeat: int = 3, min_seconds: float = 0.3):
+def time_constructions(seed: int, sizes, repeat: int = 3, min_seconds: float = 0.3):
     """Seconds of :func:`line_search` and :func:`line_search_pieces_quadratic` on the worst case
     d_t = d + 1, with n = 2 so the O(nd) products cost O(d) and building the pieces dominates; each
     is the best of >= ``repeat`` calls, repeated until ``min_seconds`` were spent (load noise)."""
     import pandas as pd
     rows = []
     for d in sizes:
-        inst = _crossing_template(rng, int(d))
+        inst = _crossing_template(instance_rng(seed, "line-search", "timing", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         rows.append({"d": int(d), "d_t": len(signsvm.line_search(*args).a),
                      "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds),

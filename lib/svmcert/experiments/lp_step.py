@@ -66,11 +66,15 @@ def _alpha(rng, n: int, kind: str) -> np.ndarray:
     return rng.uniform(0.0, 1.0, size=n)
 
 
-def random_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
+def random_instances(seed: int, count: int, purpose: str = "random") -> list[LPInstance]:
     """Gaussian data over sizes n in [1, 80], d in [1, 60], feature scales 1e-3..1e3,
-    lambda in [1e-4, 1e2], every sign pattern and alpha kind (cycled so each appears)."""
+    lambda in [1e-4, 1e2], every sign pattern and alpha kind (cycled so each appears); instance k
+    from the stream keyed ``("lp-step", purpose, k)``."""
+    from .instances import instance_rng
+
     out = []
     for k in range(count):
+        rng = instance_rng(seed, "lp-step", purpose, k)
         n, d = int(rng.integers(1, 81)), int(rng.integers(1, 61))
         scale = float(10.0 ** rng.choice([-3, -1, 0, 1, 3]))
         X = scale * rng.standard_normal((n, d))
@@ -87,11 +91,15 @@ def random_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
     return out
 
 
-def tie_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
+def tie_instances(seed: int, count: int) -> list[LPInstance]:
     """Integer data in {-1, 0, 1}, n a power of two and lambda = 1/n, alpha a cube vertex: then
-    w(alpha) and every margin z_i are integers computed exactly, so z_i = 1 happens exactly."""
+    w(alpha) and every margin z_i are integers computed exactly, so z_i = 1 happens exactly.
+    Instance k from the stream keyed ``("lp-step", "ties", k)``."""
+    from .instances import instance_rng
+
     out = []
     for k in range(count):
+        rng = instance_rng(seed, "lp-step", "ties", k)
         n = int(2 ** rng.integers(0, 7))
         d = int(rng.integers(1, 9))
         X = rng.integers(-1, 2, size=(n, d)).astype(float)
@@ -102,12 +110,16 @@ def tie_instances(rng: np.random.Generator, count: int) -> list[LPInstance]:
     return out
 
 
-def data_instances(rng: np.random.Generator, name: str, X, y, lams, count_per_lam: int) -> list[LPInstance]:
-    """Real data with several lambdas, sign patterns and alpha kinds."""
+def data_instances(seed: int, name: str, X, y, lams, count_per_lam: int) -> list[LPInstance]:
+    """Real data with several lambdas, sign patterns and alpha kinds; instance (lam, k) from the
+    stream keyed ``("lp-step", "data", name, lam, k)``."""
+    from .instances import instance_rng
+
     X, y = np.asarray(X, float), np.asarray(y, float)
     out = []
     for lam in lams:
         for k in range(count_per_lam):
+            rng = instance_rng(seed, "lp-step", "data", name, float(lam), k)
             pattern = SIGN_PATTERNS[k % len(SIGN_PATTERNS)]
             kind = ALPHA_KINDS[k % len(ALPHA_KINDS)]
             out.append(LPInstance(name, X, y, float(lam), sign_vector(pattern, X, y, rng),
@@ -181,7 +193,7 @@ def gradient_fd_check(instances, h: float = 1e-6):
     return pd.DataFrame(rows)
 
 
-def time_direction_finding(rng: np.random.Generator, sizes, d: int, repeat: int = 3):
+def time_direction_finding(seed: int, sizes, d: int, repeat: int = 3):
     """Seconds per direction-finding step as n grows: closed form vs general-purpose LP solvers.
 
     Every method starts from the data (X, y, alpha); the LP solvers also need the gradient, whose
@@ -189,8 +201,11 @@ def time_direction_finding(rng: np.random.Generator, sizes, d: int, repeat: int 
     """
     import pandas as pd
 
+    from .instances import instance_rng
+
     rows = []
     for n in sizes:
+        rng = instance_rng(seed, "lp-step", "timing", n, d)
         X = rng.standard_normal((n, d)) / np.sqrt(d)
         y = rng.choice([-1.0, 1.0], size=n)
         alpha = rng.uniform(0, 1, size=n)

@@ -68,26 +68,34 @@ def unit_rows(X) -> np.ndarray:
     return X / np.where(norms > 0, norms, 1.0)
 
 
-def real_instances(data: dict, lam_rel, patterns, rng: np.random.Generator) -> list[Instance]:
+def real_instances(data: dict, lam_rel, patterns, seed: int) -> list[Instance]:
     """Every (data set, lambda, sign pattern) combination; lambda = lam_rel * R^2 with R the largest
-    row norm, so that the same lam_rel means the same regime for raw and rescaled data."""
+    row norm, so that the same lam_rel means the same regime for raw and rescaled data. A random
+    pattern comes from the stream keyed by the data set, lam_rel and the pattern."""
+    from .instances import instance_rng
+
     out = []
     for name, (X, y) in data.items():
         R2 = bounds.max_row_norm(X) ** 2
         for c in lam_rel:
             for p in patterns:
+                rng = instance_rng(seed, "sign", name, float(c), p)
                 out.append(Instance(name, X, y, float(c * R2), sign_vector(p, X, y, rng), p, float(c)))
     return out
 
 
-def random_instances(rng: np.random.Generator, count: int, max_n: int = 6, max_d: int = 4) -> list[Instance]:
-    """Tiny Gaussian problems with lambda / R^2 in [1e-3, 10] and every sign pattern.
+def random_instances(seed: int, count: int, max_n: int = 6, max_d: int = 4) -> list[Instance]:
+    """Tiny Gaussian problems with lambda / R^2 in [1e-3, 10] and every sign pattern; instance k
+    from the stream keyed ``("projected-gradient", "random", k)``.
 
     Every third instance is 'clustered': all y_i x_i close to one vector, the regime in which
     every margin can be near 1 and ||w*|| near the radius sqrt(1/lam).
     """
+    from .instances import instance_rng
+
     out = []
     for k in range(count):
+        rng = instance_rng(seed, "projected-gradient", "random", k)
         n, d = int(rng.integers(1, max_n + 1)), int(rng.integers(1, max_d + 1))
         if k % 3 == 0:
             v = rng.standard_normal(d)
@@ -133,14 +141,18 @@ def norm_table(instances):
 # ----------------------------------------------------------------------------- projection onto B cap S
 
 
-def projection_instances(rng: np.random.Generator, count: int) -> list[dict]:
-    """Random (w, sign, radius): d in [1, 30], scales 1e-2..1e2, radii below and above ||w||.
+def projection_instances(seed: int, count: int) -> list[dict]:
+    """Random (w, sign, radius): d in [1, 30], scales 1e-2..1e2, radii below and above ||w||;
+    instance k from the stream keyed ``("projected-gradient", "projection", k)``.
 
     Cycles through special cases: w already feasible and inside the ball, w in the polar cone
     (projection 0), all coordinates constrained, and no constraint at all.
     """
+    from .instances import instance_rng
+
     out = []
     for k in range(count):
+        rng = instance_rng(seed, "projected-gradient", "projection", k)
         d = int(rng.integers(1, 31))
         w = 10.0 ** rng.uniform(-2, 2) * rng.standard_normal(d)
         sign = rng.choice([-1.0, 0.0, 1.0], size=d)

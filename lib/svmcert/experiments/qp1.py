@@ -11,9 +11,10 @@ import pandas as pd
 
 from ..featelim import check_working_set, enumerate_working_sets, solve_lo, solve_qp1
 from ..reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy, solve_qp1_svc
+from .instances import instance_rng
 from .timing import loglog_slope
 
-__all__ = ["Instance", "FAMILIES", "random_instance", "iteration_checks", "compare_instance",
+__all__ = ["Instance", "FAMILIES", "random_instance", "random_instances", "iteration_checks", "compare_instance",
            "standardise", "real_projections", "exhaustive_theorem1", "smallest_r2_failure", "trace_table",
            "lo_on_projections", "time_per_iteration"]
 
@@ -167,10 +168,19 @@ def real_projections(X, y, C_svm: float = 1.0):
             yield m, X[:, keep] @ w[keep], W, b
 
 
-def exhaustive_theorem1(rng, Ns=(1, 2, 3, 4, 5)) -> pd.DataFrame:
-    """Every working set (4^N) of instances with generic, tied, duplicated and zero ``g``."""
+def random_instances(seed: int, families, per_family: int) -> list[Instance]:
+    """``per_family`` instances of each family; instance k of a family from the stream keyed
+    ``("qp1-active-set", family, k)``."""
+    return [random_instance(instance_rng(seed, "qp1-active-set", fam, k), fam) for fam in families
+            for k in range(int(per_family))]
+
+
+def exhaustive_theorem1(seed: int, Ns=(1, 2, 3, 4, 5)) -> pd.DataFrame:
+    """Every working set (4^N) of instances with generic, tied, duplicated and zero ``g``; the
+    random ``g`` and labels of size N from the stream keyed ``("qp1-active-set", "exhaustive", N)``."""
     rows = []
     for N in Ns:
+        rng = instance_rng(seed, "qp1-active-set", "exhaustive", N)
         cases = {"generic": rng.normal(size=N), "zero g": np.zeros(N), "all g equal": np.full(N, 0.8),
                  "duplicated pair": np.concatenate([[0.5, 0.5], rng.normal(size=max(N - 2, 0))])[:N]}
         for case, g in cases.items():
@@ -245,10 +255,11 @@ def lo_on_projections(name, X, y, W_and_g) -> list[dict]:
     return rows
 
 
-def time_per_iteration(Ns, rng, repeats: int = 3) -> pd.DataFrame:
+def time_per_iteration(Ns, seed: int, repeats: int = 3) -> pd.DataFrame:
     """Wall time of the specialised method per iteration and in total, generic instances, cold start."""
     rows = []
     for N in Ns:
+        rng = instance_rng(seed, "qp1-active-set", "timing", N)
         g = rng.normal(size=N)
         y = _labels(rng, N)
         g = g + 0.8 * y                      # overlapping classes: violators and margin samples

@@ -17,6 +17,7 @@ from ..reference.ball import (ball_max_sampled, ball_max_sdp, ball_max_trust_reg
                               secular_roots_polynomial)
 from ..screening.quadratic_ball import (maximize_quadratic_on_ball, secular_data, secular_function,
                                         secular_roots, stationary_points)
+from .instances import instance_rng
 from .timing import best_time
 
 __all__ = [
@@ -79,18 +80,21 @@ def _hard(rng, n, mult, factor, diagonal):
     return A, b, center, max(factor * tf, 1e-3)
 
 
-def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small: int = 8) -> list[BallInstance]:
+def make_instances(seed: int, count: int, n_max: int, n_max_small: int = 8) -> list[BallInstance]:
     """``count`` instances of each family, sizes n <= n_max (exact diagonal hard cases n <=
     n_max_small), a third as many indefinite ones, and a fixed list of degenerate problems: A = 0,
-    b = 0, A c + b = 0 (xi = 0), rank one, radii 1e-6 and 1e6, n = 1."""
+    b = 0, A c + b = 0 (xi = 0), rank one, radii 1e-6 and 1e6, n = 1. Instance k of a family comes
+    from the stream keyed ``("quadratic-on-ball", family, k)``."""
     out = []
     for k in range(count):                                      # random PSD, often rank-deficient
+        rng = instance_rng(seed, "quadratic-on-ball", "random PSD", k)
         n = int(rng.integers(1, n_max + 1))
         G = rng.standard_normal((n, int(rng.integers(1, n + 1))))
         A = (10.0 ** rng.uniform(-2, 2)) * (G @ G.T)
         out.append(BallInstance("random PSD", A, rng.standard_normal(n), rng.standard_normal(n),
                                 float(10.0 ** rng.uniform(-2, 2)), f"rank {G.shape[1]}"))
     for k in range(count):                                      # eigenvalues from {0, 1, 3}
+        rng = instance_rng(seed, "quadratic-on-ball", "repeated eigenvalues", k)
         n = int(rng.integers(2, n_max + 1))
         phi = np.sort(rng.choice([0.0, 1.0, 3.0], size=n))
         c = rng.standard_normal(n)
@@ -98,6 +102,7 @@ def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small
         out.append(BallInstance("repeated eigenvalues", A, b, c, float(10.0 ** rng.uniform(-1, 1)),
                                 f"multiplicities {[int(np.sum(phi == v)) for v in (0.0, 1.0, 3.0)]}"))
     for k in range(count):                                      # hard case, rotated and exact
+        rng = instance_rng(seed, "quadratic-on-ball", "hard case", k)
         diagonal = k % 2 == 1
         n = int(rng.integers(2, (n_max_small if diagonal else n_max) + 1))
         mult = int(rng.integers(1, min(3, n - 1) + 1))
@@ -107,10 +112,12 @@ def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small
         fam = "hard case" if genuine else "hard-case structure, root right of phi_max"
         out.append(BallInstance(fam, A, b, c, S, ("diagonal" if diagonal else "rotated") + f", top multiplicity {mult}"))
     for k in range(count):                                      # the circle: sampled densely in the chapter
+        rng = instance_rng(seed, "quadratic-on-ball", "circle", k)
         G = rng.standard_normal((2, 2))
         out.append(BallInstance("circle (n = 2)", G @ G.T, rng.standard_normal(2), rng.standard_normal(2),
                                 float(10.0 ** rng.uniform(-1, 1))))
     for k in range(count):                                      # shaped like the duality gap (11) in w
+        rng = instance_rng(seed, "quadratic-on-ball", "duality-gap shaped", k)
         n = int(rng.integers(2, n_max + 1))
         d = int(rng.integers(1, n))
         X, alpha, lam = rng.standard_normal((n, d)), rng.uniform(0, 1, size=n), 0.1
@@ -118,6 +125,7 @@ def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small
         out.append(BallInstance("duality-gap shaped (eq. 11)", M @ M.T / (2 * lam), 0.5 * rng.uniform(0, 2, size=n),
                                 np.ones(n), float(0.3 * np.sqrt(n)), f"d = {d} features"))
     for k in range(max(2, count // 3)):                         # indefinite (beyond the paper)
+        rng = instance_rng(seed, "quadratic-on-ball", "indefinite", k)
         n = int(rng.integers(1, n_max + 1))
         G = rng.standard_normal((n, n))
         A = 0.5 * (G + G.T)
@@ -125,6 +133,7 @@ def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small
             A = -(G @ G.T) - 0.1 * np.eye(n)                    # negative definite: interior maximiser possible
         out.append(BallInstance("indefinite (beyond the paper)", A, 0.3 * rng.standard_normal(n),
                                 rng.standard_normal(n), float(10.0 ** rng.uniform(-1, 1)), psd=False))
+    rng = instance_rng(seed, "quadratic-on-ball", "degenerate")
     n, G = 5, rng.standard_normal((5, 2))                     # degenerate: a fixed list
     A, u, c = G @ G.T, rng.standard_normal(n), rng.standard_normal(n)
     for A_, b_, c_, S_, note in [
@@ -143,13 +152,14 @@ def make_instances(rng: np.random.Generator, count: int, n_max: int, n_max_small
 
 
 def compare_with_references(instances, *, sdp_n_max: int = 30, sample_points: int = 20000,
-                            rng=None, progress: bool = False):
+                            seed: int = 0, progress: bool = False):
     """One row per instance: our value against the enumeration path (PSD only), the SDP
     relaxation (n <= sdp_n_max), scipy's trust-region solver and sphere sampling.
 
     Differences are (reference - ours) / sigma with sigma = :func:`problem_scale`; a reference
     that did not meet its own stopping rule gives NaN (``scipy_lower`` keeps scipy's value anyway:
-    its point is feasible, so it is a lower bound).
+    its point is feasible, so it is a lower bound). The sphere samples of instance k come from the
+    stream keyed ``("quadratic-on-ball", "samples", k)``.
     ``lipschitz_ratio`` (n = 2): (ours - sampled) / (L pi S / m), L = 2 (||A|| (||c|| + S) + ||b||)
     the Lipschitz constant of f on the ball; it must not exceed 1.
     """
@@ -157,9 +167,9 @@ def compare_with_references(instances, *, sdp_n_max: int = 30, sample_points: in
 
     from tqdm.auto import tqdm
 
-    rng = np.random.default_rng(0) if rng is None else rng
     rows = []
-    for inst in tqdm(instances, desc="ball instances", leave=False, disable=not progress):
+    for k, inst in enumerate(tqdm(instances, desc="ball instances", leave=False, disable=not progress)):
+        rng = instance_rng(seed, "quadratic-on-ball", "samples", k)
         A, b, c, S = inst.A, inst.b, inst.center, inst.radius
         sig = problem_scale(A, b, c, S)
         res = maximize_quadratic_on_ball(A, b, c, S)
@@ -236,7 +246,7 @@ def stationary_checks(instances):
     return pd.DataFrame(rows)
 
 
-def root_count_checks(rng, count: int, n_max: int = 6):
+def root_count_checks(seed: int, count: int, n_max: int = 6):
     """Lemma D.4 on random (phi, xi, S) with repeated phi and zero xi.
 
     Per instance: poles N, roots, roots left/right of all poles, most in one gap, agreement with
@@ -248,7 +258,8 @@ def root_count_checks(rng, count: int, n_max: int = 6):
     import pandas as pd
 
     rows = []
-    for _ in range(count):
+    for k in range(count):
+        rng = instance_rng(seed, "quadratic-on-ball", "roots", k)
         n = int(rng.integers(1, n_max + 1))
         phi = rng.choice(np.round(rng.uniform(-3, 3, size=n), 1), size=n)      # repeats likely
         xi = rng.standard_normal(n) * (rng.uniform(size=n) > 0.2)             # some zeros
@@ -336,7 +347,7 @@ def printed_errata() -> list[dict]:
     return [hard, eq24, case2]
 
 
-def time_solvers(rng, sizes, *, sdp_n_max: int = 30, enumerate_n_max: int = 400, repeat: int = 3):
+def time_solvers(seed: int, sizes, *, sdp_n_max: int = 30, enumerate_n_max: int = 400, repeat: int = 3):
     """Seconds per solve at each n (random PSD A = G G'/n, b, c Gaussian, S = 1): ours, the
     paper's enumeration, scipy's trust-region solver (tight), and the SDP (n <= sdp_n_max).
     BLAS runs on one thread: threaded BLAS stalls when the cores are shared, and Clarabel is
@@ -348,6 +359,7 @@ def time_solvers(rng, sizes, *, sdp_n_max: int = 30, enumerate_n_max: int = 400,
     with threadpool_limits(limits=1, user_api="blas"):
         ball_max_sdp(np.eye(3), np.ones(3), np.zeros(3), 1.0)       # warm up cvxpy (first call compiles)
         for n in sizes:
+            rng = instance_rng(seed, "quadratic-on-ball", "timing", n)
             G = rng.standard_normal((n, n))
             A, b, c, S = G @ G.T / n, rng.standard_normal(n), rng.standard_normal(n), 1.0
             rows.append({

@@ -19,6 +19,7 @@ import numpy as np
 from .. import datasets
 from ..featelim.radius import enclosing_sphere, jung_interval, radius_squared_without_each_feature, squared_diameter
 from ..reference.radius import sphere_dual_cvxpy, sphere_primal_cvxpy, squared_diameter_bruteforce
+from .instances import instance_rng
 
 __all__ = ["load_features", "warm_up", "dataset_checks", "regular_simplex_rows", "removal_path", "sweep_rows",
            "spearman"]
@@ -81,10 +82,11 @@ def dataset_checks(name: str, X) -> dict:
 
 def regular_simplex_rows(dims, seed: int = 0) -> list[dict]:
     """R^2 of m + 1 equidistant points (a randomly rotated, shifted regular simplex of dimension m)
-    against Jung's upper bound D^2 m / (2 (m + 1)), which it attains."""
-    rng = np.random.default_rng(seed)
+    against Jung's upper bound D^2 m / (2 (m + 1)), which it attains. Dimension m's rotation and
+    shift come from the stream keyed ``("data-radius", "simplex", m)``."""
     rows = []
     for m in dims:
+        rng = instance_rng(seed, "data-radius", "simplex", m)
         Q, _ = np.linalg.qr(rng.standard_normal((m + 1, m + 1)))
         X = (np.eye(m + 1) + rng.standard_normal(m + 1)) @ Q
         res = enclosing_sphere(X @ X.T)

@@ -22,6 +22,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from .. import signsvm
+from .instances import instance_rng
 
 __all__ = ["SCORING", "LAMBDA_N_GRID", "make_aligner", "smith_waterman_matrix", "normalize_scores",
            "pairwise_features", "sign_vector", "half_splits", "get_solver", "compare_solvers", "Fit", "certify",
@@ -114,9 +115,10 @@ def sign_vector(y_train) -> np.ndarray:
     return y.copy()
 
 
-def half_splits(n: int, n_splits: int, rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` random halves (train, test) of range(n), as in the paper (train gets floor(n/2))."""
-    perms = [rng.permutation(n) for _ in range(n_splits)]
+def half_splits(n: int, n_splits: int, seed: int, purpose: str = "splits") -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random halves (train, test) of range(n), as in the paper (train gets floor(n/2));
+    split k from the stream keyed ``("svm-pairwise", purpose, n, k)``."""
+    perms = [instance_rng(seed, "svm-pairwise", purpose, n, k).permutation(n) for k in range(n_splits)]
     return [(np.sort(p[: n // 2]), np.sort(p[n // 2:])) for p in perms]
 
 
@@ -278,7 +280,7 @@ def _choose(cv_auc: dict[float, float], tie_tol: float) -> float:
     return max(k for k, v in cv_auc.items() if v >= best - tie_tol)
 
 
-def run_split(S, y, train, test, lam_n_grid, n_folds: int, rng: np.random.Generator, solver="cvxpy",
+def run_split(S, y, train, test, lam_n_grid, n_folds: int, seed: int, solver="cvxpy",
               tol: float = 1e-13, rtol: float = 1e-8, tie_tol: float = 1e-6, split: int = 0) -> tuple[list, list]:
     """One train/test split: CV over ``lam_n_grid`` inside ``train``, then fits on all of ``train``.
 
@@ -293,7 +295,8 @@ def run_split(S, y, train, test, lam_n_grid, n_folds: int, rng: np.random.Genera
 
     solver = solver if isinstance(solver, tuple) else get_solver(solver)
     y = np.asarray(y, float)
-    folds = list(StratifiedKFold(n_folds, shuffle=True, random_state=int(rng.integers(2**31)))
+    fold_seed = int(instance_rng(seed, "svm-pairwise", "folds", split).integers(2**31))
+    folds = list(StratifiedKFold(n_folds, shuffle=True, random_state=fold_seed)
                  .split(np.zeros(len(train)), y[train]))
     rows, fits = [], []
     for method in ("conventional", "sign-constrained"):
@@ -322,14 +325,14 @@ def run_split(S, y, train, test, lam_n_grid, n_folds: int, rng: np.random.Genera
     return rows, fits
 
 
-def run_splits(S, y, splits, lam_n_grid, n_folds: int, rng: np.random.Generator, solver="cvxpy",
+def run_splits(S, y, splits, lam_n_grid, n_folds: int, seed: int, solver="cvxpy",
                progress: bool = True, **kw) -> tuple[list, list]:
     """:func:`run_split` on every (train, test) pair of ``splits``, with a tqdm bar over splits."""
     solver = solver if isinstance(solver, tuple) else get_solver(solver)
     it = tqdm(enumerate(splits), total=len(splits), desc="splits", leave=False, disable=not progress)
     rows, fits = [], []
     for k, (train, test) in it:
-        r, f = run_split(S, y, train, test, lam_n_grid, n_folds, rng, solver, split=k, **kw)
+        r, f = run_split(S, y, train, test, lam_n_grid, n_folds, seed, solver, split=k, **kw)
         rows, fits = rows + r, fits + f
     return rows, fits
 

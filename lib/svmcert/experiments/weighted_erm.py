@@ -21,10 +21,11 @@ import numpy as np
 
 from ..reference.weighted_svm import kernel_factor, solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
 from ..screening.weighted_svm import ConvergenceWarning, fit_weighted_svm, loss_conjugate, loss_value
+from .instances import InstanceStreams
 
 __all__ = ["TABLE5_ROWS", "table5_loss", "table5_conjugate", "table5_domain", "table5_zero_set",
            "conjugate_checks", "zero_set_checks", "rbf_gram", "problem_features", "random_weights",
-           "link7_residual", "duality_instances"]
+           "link7_residual", "instance_parameters", "duality_instances", "InstanceStreams"]
 
 TABLE5_ROWS = ("hinge", "squared_hinge", "eps_insensitive", "squared_eps_insensitive")
 
@@ -173,7 +174,15 @@ def link7_residual(alpha, m_lo, m_hi, w, gap, loss):
     return res, bound
 
 
-def duality_instances(problems, losses, rng, tol=1e-10, max_epochs=100000, rounding=1e-12):
+def instance_parameters(streams, data, kernel, n) -> dict:
+    """lam = n 10^-e (e uniform over 0, 0.5, ..., 3) and the weights of one problem, each from its
+    own stream keyed by the data set and kernel (``streams``: an
+    :class:`~svmcert.experiments.instances.InstanceStreams`)."""
+    lam = n * 10 ** -float(streams("weighted-erm", "lambda", data, kernel).choice(np.arange(0, 3.01, 0.5)))
+    return {"lam": lam, "weights": random_weights(n, streams("weighted-erm", "weights", data, kernel))}
+
+
+def duality_instances(problems, losses, tol=1e-10, max_epochs=100000, rounding=1e-12):
     """Library vs cvxpy primal vs cvxpy dual for each (problem, loss).
 
     ``problems`` is a list of dicts with keys data, kernel, F (features, K = F F^T), y, lam, weights.
