@@ -320,3 +320,70 @@ def test_download_with_other_bytes_but_same_content(monkeypatch, isolated):
     (ds.cache_dir() / "heart").write_bytes(messy.replace("70.0", "71.0", 1).encode())
     with pytest.raises(ds.DatasetError, match="sha256 check failed"):
         ds.load("heart")
+
+
+# ----------------------------------------------------------------------------- a real download over HTTP
+REAL_URLOPEN = urllib.request.urlopen   # captured before the autouse fixture replaces it
+
+
+@pytest.fixture
+def http_mirror(tmp_path, monkeypatch, isolated):
+    """A real HTTP server on 127.0.0.1 serving the mirror's files under their download names, a
+    corrupted heart (one row dropped) under /corrupt/, and nothing else (404)."""
+    import functools
+    import http.server
+    import threading
+
+    served = tmp_path / "served"
+    (served / "corrupt").mkdir(parents=True)
+    for spec in ds.REGISTRY.values():
+        shutil.copy(isolated / spec.filename, served / spec.url.rsplit("/", 1)[1])
+    lines = (isolated / "heart").read_text().splitlines(keepends=True)
+    (served / "corrupt" / "heart").write_text("".join(lines[:-1]))
+    requests = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            requests.append(self.path)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(served)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setattr(urllib.request, "urlopen", REAL_URLOPEN)
+    yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("name", LIBSVM_NAMES)
+def test_download_over_http_gives_the_mirror_file(monkeypatch, http_mirror, isolated, name):
+    base, requests = http_mirror
+    monkeypatch.setenv("SVMCERT_DOWNLOAD_URL", base)
+    expected_X, expected_y = ds._parse_checked(ds.REGISTRY[name], isolated / ds.REGISTRY[name].filename, "mirror")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # the same bytes as the mirror: no checksum warning
+        X, y = ds.load(name)
+    assert np.array_equal(X, expected_X) and np.array_equal(y, expected_y)
+    assert ds.file_sha256(ds.cache_dir() / ds.REGISTRY[name].filename) == ds.REGISTRY[name].sha256
+    assert len(requests) == 1
+    ds.load(name)                           # the second load reads the cache
+    assert len(requests) == 1
+
+
+def test_download_over_http_refuses_a_corrupted_file(monkeypatch, http_mirror):
+    base, requests = http_mirror
+    monkeypatch.setenv("SVMCERT_DOWNLOAD_URL", base + "/corrupt")
+    with pytest.warns(UserWarning, match="sha256"), pytest.raises(ds.DatasetError) as info:
+        ds.load("heart")
+    assert "rows check failed" in str(info.value) and "270" in str(info.value) and "269" in str(info.value)
+    assert f"{base}/corrupt/heart" in str(info.value)
+    assert not ds.cache_dir().exists() or list(ds.cache_dir().iterdir()) == []
+    monkeypatch.setenv("SVMCERT_DOWNLOAD_URL", base + "/missing")
+    with pytest.raises(ds.DatasetError, match=r"download from http://127\.0\.0\.1:\d+/missing/heart failed: HTTPError"):
+        ds.load("heart")
+
+
+def test_svmcert_data_must_be_a_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("SVMCERT_DATA", str(tmp_path / "nonexistent"))
+    with pytest.raises(ds.DatasetError, match="SVMCERT_DATA=.*nonexistent.* is not a folder"):
+        ds.load("heart")

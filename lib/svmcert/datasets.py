@@ -7,7 +7,8 @@ rows, features and raw label counts. :func:`data_file` finds the file in this or
 2. the shared offline mirror ``shared/data/libsvm`` beside the project root (or beside the current
    working directory);
 3. the user cache ``$XDG_CACHE_HOME/svmcert`` (default ``~/.cache/svmcert``);
-4. a download from the LIBSVM binary collection into that cache.
+4. a download from the LIBSVM binary collection into that cache (``$SVMCERT_DOWNLOAD_URL``, if set,
+   replaces the collection's address: e.g. a local copy of it served over HTTP).
 
 :func:`load` checks the file on every call: its sha256 (a mismatch in a mirror or the cache is an
 error; a fresh download may differ byte-wise and only warns) and its content (rows, features, raw
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError", "DatasetSpec", "cache_dir",
-           "checksum", "data_file", "decode_splice", "file_sha256", "load",
+           "checksum", "data_file", "decode_splice", "download_url", "file_sha256", "load",
            "load_scaled", "mirror_dirs", "mnist_odd_even", "splice_sequences"]
 
 LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
@@ -129,9 +130,22 @@ def _shared_mirrors():
 
 def mirror_dirs():
     """Mirror directories searched before the cache: ``$SVMCERT_DATA`` (if set), then the shared
-    mirror (``shared/data/libsvm`` beside the project root and beside the working directory)."""
+    mirror (``shared/data/libsvm`` beside the project root and beside the working directory).
+
+    Raises
+    ------
+    DatasetError
+        ``$SVMCERT_DATA`` is set but is not a folder (a typo there would otherwise go unnoticed and
+        the files would silently come from elsewhere).
+    """
     env = os.environ.get("SVMCERT_DATA")
-    return ([Path(env).expanduser()] if env else []) + _shared_mirrors()
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_dir():
+            raise DatasetError(f"SVMCERT_DATA={env!r} is not a folder: point it at a folder holding the "
+                               f"LIBSVM files, or unset it")
+        return [path] + _shared_mirrors()
+    return _shared_mirrors()
 
 
 def cache_dir():
@@ -160,18 +174,28 @@ def _mnist_path():
     return path
 
 
+def download_url(spec) -> str:
+    """Where :func:`load` downloads ``spec``'s file from: the registry's URL, or the same file name
+    under ``$SVMCERT_DOWNLOAD_URL`` when that is set."""
+    base = os.environ.get("SVMCERT_DOWNLOAD_URL")
+    if not base:
+        return spec.url
+    return base.rstrip("/") + "/" + spec.url.rsplit("/", 1)[1]
+
+
 def _download(spec, target):
-    """Download ``spec.url`` beside ``target``, check it, then move it into place atomically."""
+    """Download the file beside ``target``, check it, then move it into place atomically."""
+    url = download_url(spec)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(spec.url, timeout=60) as resp:
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
             for block in iter(lambda: resp.read(1 << 16), b""):
                 out.write(block)
         found = file_sha256(tmp)
-        source = f"{spec.url} (download for {target})"
+        source = f"{url} (download for {target})"
         if found != spec.sha256:
-            warnings.warn(f"{spec.name}: downloaded file {spec.url} has sha256 {found}, the "
+            warnings.warn(f"{spec.name}: downloaded file {url} has sha256 {found}, the "
                           f"mirror's is {spec.sha256}; byte checksums can differ between "
                           f"copies, so the content checks decide", UserWarning, stacklevel=4)
         _parse_checked(spec, tmp, source)
@@ -204,7 +228,7 @@ def _locate(spec):
             raise
         where = "; ".join(str(d) for d in searched)
         raise DatasetError(f"data set {spec.name!r}: file {spec.filename!r} not found in any of "
-                           f"[{where}] and the download from {spec.url} failed: "
+                           f"[{where}] and the download from {download_url(spec)} failed: "
                            f"{type(exc).__name__}: {exc}") from exc
     return cached, "download"
 

@@ -53,17 +53,27 @@ def main(argv=None) -> int:
         try:
             return run_chapters(jobs, quick=args.quick, jobs_in_parallel=args.jobs,
                                 keep_going=args.keep_going, parameters=params)
-        except KeyboardInterrupt:
-            print("interrupted: committed tables left untouched", file=sys.stderr)
-            return 130
+        except KeyboardInterrupt as exc:
+            from .lifecycle import Terminated
+
+            print("interrupted: the chapters that were running committed nothing", file=sys.stderr)
+            return 143 if isinstance(exc, Terminated) else 130
     if args.command == "build":
         from .build import build_book
 
-        return build_book(quick=args.quick)
+        try:
+            return build_book(quick=args.quick)
+        except FileNotFoundError as exc:
+            print(f"svmcert book build: {exc}", file=sys.stderr)
+            return 1
     if args.command == "check":
         from .check import check_drift
 
-        drift = check_drift()
+        try:
+            drift = check_drift()
+        except (RuntimeError, FileNotFoundError) as exc:
+            print(f"svmcert book check: {exc}", file=sys.stderr)
+            return 2
         if not drift:
             print("book check: every table and claim agrees with HEAD within its declared tolerance")
             return 0

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import yaml
 
+from .commit import ChapterBusy, CommitError, chapter_lock, commit_staging, incomplete_cells, last_started_cell
+from .lifecycle import Terminated, die_with_parent, kill_children, signals_held, terminate_on_sigterm
 from .paths import project_root
 
 __all__ = ["ChapterJob", "ChapterOutcome", "toc_notebooks", "select_chapters", "run_chapters"]
@@ -110,62 +112,44 @@ def select_chapters(jobs: list[ChapterJob], wanted: list[str]) -> list[ChapterJo
     return chosen
 
 
-def _commit_staging(staging: Path, target: Path, chapter: str) -> list[str]:
-    """Move a successful chapter's files into ``target`` and drop its tables it no longer writes."""
-    moved = []
-    src_tables, dst_tables = staging / "tables" / chapter, target / "tables" / chapter
-    if src_tables.is_dir():
-        dst_tables.mkdir(parents=True, exist_ok=True)
-        fresh = {p.name for p in src_tables.iterdir() if p.is_file()}
-        for name in sorted(fresh):
-            os.replace(src_tables / name, dst_tables / name)
-            moved.append(str(dst_tables / name))
-        for old in dst_tables.iterdir():
-            if old.is_file() and old.name not in fresh:
-                old.unlink()
-    src_claims = staging / "claims" / f"{chapter}.json"
-    if src_claims.is_file():
-        (target / "claims").mkdir(parents=True, exist_ok=True)
-        os.replace(src_claims, target / "claims" / f"{chapter}.json")
-        moved.append(str(target / "claims" / f"{chapter}.json"))
-    return moved
-
-
-@contextlib.contextmanager
-def _sigint_deferred():
-    """Hold SIGINT (Ctrl-C) back while a chapter's files are moved into place.
-
-    A chapter's outputs then land all together or not at all; an interrupt that arrives meanwhile
-    is delivered (as ``KeyboardInterrupt``) as soon as the move is done.
-    """
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, OSError, ValueError):  # pragma: no cover - no POSIX signal masks here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _describe_failure(exc: BaseException, notebook: Path) -> str:
+def _describe_failure(exc: BaseException, notebook: Path, executed: Path) -> str:
+    """Name the notebook and the cell that failed: papermill's exception says which cell raised;
+    for a kernel that died (no cell in the exception) the executed copy shows which cell was running."""
     cell = getattr(exc, "cell_index", None)
     count = getattr(exc, "exec_count", None)
     ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
-    where = f"cell {cell}" if cell is not None else "before any cell ran"
-    if count is not None:
-        where += f" (In [{count}])"
-    return f"{notebook}: {where}: {ename}: {evalue}"
+    if cell is not None:
+        where = f"cell {cell}" + (f" (In [{count}])" if count is not None else "")
+        return f"{notebook}: {where}: {ename}: {evalue}"
+    started = last_started_cell(executed)
+    if started is not None:   # the kernel died in the last cell it began to run
+        return f"{notebook}: {started} stopped (the kernel died or was killed while it ran): {ename}: {evalue}"
+    return f"{notebook}: before any cell ran: {ename}: {evalue}"
 
 
 def execute_chapter(job: ChapterJob, root: Path, quick: bool, parameters: dict, run_id: str = "") -> ChapterOutcome:
-    """Run one chapter in a fresh kernel; move its outputs into place only if it succeeded."""
-    import papermill as pm
+    """Run one chapter in a fresh kernel; move its outputs into place only if every cell ran.
 
+    The chapter's lock (:func:`~svmcert.book.commit.chapter_lock`) is held from the start to the
+    end of the commit, and the staging folder belongs to this run alone, so two runs of one
+    chapter can never mix or delete each other's files.
+    """
     build = root / "_build"
     target = build / "quick" / "data" if quick else root / "data"
-    staging = build / ("quick-staging" if quick else "staging") / job.name
+    tag = "quick" if quick else "full"
+    start = time.perf_counter()
+    try:
+        with chapter_lock(build / "locks" / tag, job.name):
+            return _execute_locked(job, root, quick, parameters, run_id, build, target, start)
+    except ChapterBusy as exc:
+        return ChapterOutcome(job, False, time.perf_counter() - start, f"{job.notebook}: {exc}")
+
+
+def _execute_locked(job, root, quick, parameters, run_id, build, target, start) -> ChapterOutcome:
+    import papermill as pm
+
+    unique = f"{job.name}-{run_id or os.getpid()}"
+    staging = build / ("quick-staging" if quick else "staging") / unique
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     executed = build / ("quick-executed" if quick else "executed") / job.notebook
@@ -181,25 +165,35 @@ def execute_chapter(job: ChapterJob, root: Path, quick: bool, parameters: dict, 
     params = dict(parameters)
     if quick:
         params["quick"] = True
-    start = time.perf_counter()
+    failed = lambda msg: ChapterOutcome(job, False, time.perf_counter() - start,  # noqa: E731
+                                        f"{msg}\n  executed copy: {running}")
     try:
-        pm.execute_notebook(str(root / job.notebook), str(running), parameters=params, cwd=str(root),
-                            kernel_name="python3", progress_bar=False, log_output=False)
-    except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
-        return ChapterOutcome(job, False, time.perf_counter() - start,
-                              _describe_failure(exc, job.notebook) + f"\n  executed copy: {running}")
+        try:
+            pm.execute_notebook(str(root / job.notebook), str(running), parameters=params, cwd=str(root),
+                                kernel_name="python3", progress_bar=False, log_output=False)
+        except Exception as exc:  # papermill raises PapermillExecutionError for a failing cell
+            return failed(_describe_failure(exc, job.notebook, running))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        unfinished = incomplete_cells(running)
+        if unfinished:   # e.g. sys.exit(0): papermill stops without raising, later cells never ran
+            rest = len(unfinished) - 1
+            more = f" ({rest} more cell{'s' if rest != 1 else ''} did not complete)" if rest else ""
+            return failed(f"{job.notebook}: {unfinished[0][1]}{more}; a chapter counts only when every cell ran")
+        with signals_held():
+            try:
+                files = commit_staging(staging, target, job.name, build / "commit-backup" / unique)
+            except CommitError as exc:
+                return failed(f"{job.notebook}: {exc}")
+            executed.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(running, executed)
+        return ChapterOutcome(job, True, time.perf_counter() - start, files=files)
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    with _sigint_deferred():
-        files = _commit_staging(staging, target, job.name)
-        executed.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(running, executed)
-    shutil.rmtree(staging, ignore_errors=True)
-    return ChapterOutcome(job, True, time.perf_counter() - start, files=files)
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _chapter_in_worker(job: ChapterJob, root: Path, quick: bool, parameters: dict, run_id: str) -> ChapterOutcome:
@@ -249,15 +243,20 @@ def _worker_main(conn, job: ChapterJob, root: Path, quick: bool, parameters: dic
     A forkserver's worker inherits the environment and directory the server started with, not the
     runner's current ones: the runner's are passed along and restored first.
     """
+    die_with_parent()            # the runner was killed: stop too, commit nothing
+    terminate_on_sigterm()
     try:
         os.environ.clear()
         os.environ.update(environ)
         os.chdir(cwd)
         conn.send(("done", _chapter_in_worker(job, root, quick, parameters, run_id)))
-    except KeyboardInterrupt:
-        conn.send(("interrupted", None))
+    except KeyboardInterrupt:    # Ctrl-C or SIGTERM (Terminated): nothing was committed
+        kill_children()
+        with contextlib.suppress(OSError):
+            conn.send(("interrupted", None))
     except BaseException as exc:  # noqa: BLE001 - reported as the chapter's failure
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        with contextlib.suppress(OSError):
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
 
@@ -271,7 +270,7 @@ def _worker_context():
         ctx = get_context("forkserver")
     except ValueError:  # pragma: no cover - no forkserver on this platform
         return get_context("spawn")
-    ctx.set_forkserver_preload(["svmcert.book.runner", "papermill"])
+    ctx.set_forkserver_preload(["svmcert.book._forkserver_guard", "svmcert.book.runner", "papermill"])
     return ctx
 
 
@@ -310,17 +309,18 @@ def _finish_worker(worker: _Worker) -> ChapterOutcome:
 
 
 def _interrupt_workers(workers) -> None:
-    """Ctrl-C in the parent: pass the interrupt on to the running chapters and wait for them.
+    """Ctrl-C or SIGTERM in the parent: stop the running chapters and wait for them.
 
-    A terminal's Ctrl-C reaches the workers anyway (same process group); a SIGINT sent to the
-    parent alone would otherwise leave them running. A worker interrupted mid-chapter commits
+    Each worker gets SIGTERM (:mod:`svmcert.book.lifecycle`): it kills its kernel and commits
     nothing (its staging folder is discarded); one that is moving its files into place finishes
-    the move first (:func:`_sigint_deferred`). No further chapter is started.
+    the move first (:func:`~svmcert.book.lifecycle.signals_held`). No further chapter is started.
+    A runner killed outright (SIGKILL) cannot do this; its workers then stop by themselves
+    (``die_with_parent``).
     """
     for worker in workers:
         if worker.process.is_alive():
             try:
-                os.kill(worker.process.pid, signal.SIGINT)
+                os.kill(worker.process.pid, signal.SIGTERM)
             except OSError:
                 pass
     for worker in workers:
@@ -366,7 +366,8 @@ def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_paralle
 
     After each phase, its wall time and each chapter's time and peak memory are written to
     ``_build/timings/chapters.json`` (:func:`svmcert.book.timings.record_phase`); an interrupted
-    phase writes nothing.
+    phase writes nothing. SIGTERM stops the run like Ctrl-C (:class:`~svmcert.book.lifecycle.Terminated`,
+    a ``KeyboardInterrupt``): the running chapters are stopped and commit nothing.
     """
     from . import timings
     from .provenance import git_state
@@ -380,6 +381,7 @@ def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_paralle
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     commit, dirty = git_state(root)
     in_toc = _notebooks_in_toc(root)
+    outcomes: dict[ChapterJob, ChapterOutcome] = {}
 
     def on_outcome(outcome: ChapterOutcome) -> bool:
         nonlocal done
@@ -390,24 +392,31 @@ def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_paralle
             failed.append(outcome)
         return outcome.ok or keep_going
 
-    for name, phase in phases:
-        if not phase or (failed and not keep_going):
-            continue
-        outcomes: dict[ChapterJob, ChapterOutcome] = {}
-        date, start = now_iso(), time.perf_counter()
-        with TreeRssSampler(os.getpid(), interval=1.0) as sampler:
-            _run_phase(phase, root, quick, parameters, run_id, jobs_in_parallel, on_outcome)
-        seconds = time.perf_counter() - start
-        try:
-            timings.record_phase(name, [outcomes[j].timing_entry() for j in phase if j in outcomes], seconds,
-                                 quick=quick, jobs=jobs_in_parallel, date=date, commit=commit, dirty=dirty,
-                                 notebooks_in_toc=in_toc.get(name), peak_tree_rss_mb=sampler.peak_mb,
-                                 run_id=run_id, root=root)
-        except OSError as exc:  # the chapters' outputs matter more than their timings
-            print(f"could not record the timings of the {name} phase: {exc}", file=stream)
+    def on_sigterm(signum, frame):  # noqa: ARG001 - the runner itself is told to stop
+        raise Terminated(f"stopped by signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        for name, phase in phases:
+            if not phase or (failed and not keep_going):
+                continue
+            date, start = now_iso(), time.perf_counter()
+            with TreeRssSampler(os.getpid(), interval=1.0) as sampler:
+                _run_phase(phase, root, quick, parameters, run_id, jobs_in_parallel, on_outcome)
+            seconds = time.perf_counter() - start
+            try:
+                timings.record_phase(name, [outcomes[j].timing_entry() for j in phase if j in outcomes], seconds,
+                                     quick=quick, jobs=jobs_in_parallel, date=date, commit=commit, dirty=dirty,
+                                     notebooks_in_toc=in_toc.get(name), peak_tree_rss_mb=sampler.peak_mb,
+                                     run_id=run_id, root=root)
+            except OSError as exc:  # the chapters' outputs matter more than their timings
+                print(f"could not record the timings of the {name} phase: {exc}", file=stream)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if failed:
         names = ", ".join(str(o.job.notebook) for o in failed)
-        print(f"{len(failed)} chapter(s) failed: {names}; committed tables left untouched.", file=stream)
+        print(f"{len(failed)} chapter(s) failed: {names}; the committed tables of the failed chapters were "
+              "left untouched.", file=stream)
         return 1
     print(f"{done} chapter(s) ran{' (quick)' if quick else ''}.", file=stream)
     return 0
