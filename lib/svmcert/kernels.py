@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from ._optional import require
 from ._validation import check_matrix, check_positive
 
 __all__ = [
@@ -155,7 +156,7 @@ def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_st
     """
     architecture, depth, W_std, b_std, filter_shape = _network_args(architecture, depth, W_std, b_std, filter_shape)
     b = b_std or None
-    from neural_tangents import stax
+    stax = require("neural_tangents.stax", "ntk")
 
     layers = []
     for _ in range(depth):
@@ -187,12 +188,12 @@ def _to_network_input(A, architecture, shape):
 @functools.lru_cache(maxsize=32)
 def _jitted(kind: str, architecture: str, depth: int, width: int, W_std: float, b_std: float, filter_shape):
     """Compiled kernel functions, one per network (repeated calls reuse the compilation)."""
-    import jax
+    jax = require("jax", "ntk")
 
     init_fn, apply_fn, kernel_fn = ntk_network(architecture, depth, width, W_std, b_std, filter_shape)
     if kind == "infinite":
         return jax.jit(kernel_fn, static_argnames="get")
-    import neural_tangents as nt
+    nt = require("neural_tangents", "ntk")
 
     fn = nt.empirical_ntk_fn(apply_fn, vmap_axes=0, implementation=nt.NtkImplementation.JACOBIAN_CONTRACTION)
     return init_fn, jax.jit(fn)
@@ -224,8 +225,8 @@ def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
         raise ValueError(f"block_size: expected an integer >= 1, got {block_size!r}")
     shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
-    import jax.numpy as jnp
-    from jax.experimental import enable_x64
+    jnp = require("jax.numpy", "ntk")
+    enable_x64 = require("jax.experimental", "ntk").enable_x64
 
     Z = X if Y is None else Y
     n, m, B = X.shape[0], Z.shape[0], int(min(block_size, max(X.shape[0], Z.shape[0])))
@@ -288,9 +289,10 @@ def empirical_ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, wi
     shape = _image_shape(X.shape[1], image_shape) if architecture == "conv" else None
     import contextlib
 
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental import disable_x64, enable_x64
+    jax = require("jax", "ntk")
+    jnp = require("jax.numpy", "ntk")
+    experimental = require("jax.experimental", "ntk")
+    disable_x64, enable_x64 = experimental.disable_x64, experimental.enable_x64
 
     init_fn, fn = _jitted("empirical", args[0], args[1], int(width), *args[2:])
     in_shape = (X.shape[0],) + (shape if shape else (X.shape[1],))

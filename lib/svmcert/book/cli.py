@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import yaml
-
 __all__ = ["main"]
 
 
@@ -38,6 +36,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    from .._optional import require
+
+    try:   # the book pipeline is the [book] extra; the core library does not need it
+        for module in ("yaml", "papermill", "pandas"):
+            require(module, "book")
+    except ImportError as exc:
+        print(f"svmcert: {exc}", file=sys.stderr)
+        return 2
+    return _dispatch(args)
+
+
+def _dispatch(args) -> int:
+    import yaml
+
     if args.command == "run":
         from .runner import run_chapters, select_chapters, toc_notebooks
 

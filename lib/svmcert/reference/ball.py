@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["BallReference", "ball_max_sdp", "ball_max_trust_region", "ball_max_sampled", "quadratic_value",
            "secular_roots_polynomial"]
@@ -61,7 +62,7 @@ def ball_max_sdp(A, b, center, radius, solver: str = "CLARABEL", tol: float = 1e
     relaxation's value is the maximum; the returned w is the d-column of the solution, which is
     a maximiser when the solution has rank one (not in the hard case, where it may be a mixture).
     """
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     A, g, center, f_c = _shifted(A, b, center)
     n, S = A.shape[0], float(radius)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["BoxLPSolution", "dual_gradient_reference", "solve_box_lp_cvxpy", "solve_box_lp_linprog"]
 
@@ -43,7 +44,7 @@ def dual_gradient_reference(alpha, X, y, lam, sign=None) -> np.ndarray:
 
 def solve_box_lp_cvxpy(g, solver: str = "CLARABEL") -> BoxLPSolution:
     """max <g, u> s.t. 0 <= u <= 1 with cvxpy (default solver Clarabel)."""
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     g = np.asarray(g, dtype=float)
     u = cp.Variable(g.shape[0])

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["QP1Reference", "solve_qp1_cvxpy", "solve_qp1_svc", "solve_lo_linprog"]
 
@@ -36,7 +37,7 @@ def _objective(a, b, g, y, C, wnorm2):
 
 def solve_qp1_cvxpy(g, y, C, wnorm2, solver: str = "CLARABEL") -> QP1Reference:
     """QP1 (eq. 6) with cvxpy; tight Clarabel tolerances (1e-10)."""
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
     g = np.asarray(g, dtype=float)
     y = np.asarray(y, dtype=float)
     a, b = cp.Variable(), cp.Variable()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["SphereReference", "sphere_dual_cvxpy", "sphere_primal_cvxpy", "squared_diameter_bruteforce",
            "gram_factor"]
@@ -67,7 +68,7 @@ def sphere_dual_cvxpy(K=None, *, X=None, solver: str = "CLARABEL") -> SphereRefe
     scaled back. ``value`` = the objective at the solver's beta clipped to >= 0 and renormalised,
     evaluated in numpy: a lower bound on R^2 up to rounding.
     """
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     if (K is None) == (X is None):
         raise ValueError("sphere_dual_cvxpy: give exactly one of K or X")
@@ -99,7 +100,7 @@ def sphere_primal_cvxpy(X, *, solver: str = "CLARABEL") -> SphereReference:
     max_i ||x_i - c||^2 at the solver's centre c (mapped back), an upper bound on R^2 since every
     centre gives one; ``solver_value`` = r^2 as reported; ``point`` = c in the original coordinates.
     """
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     X = np.asarray(X, dtype=float)
     mean = X.mean(axis=0)

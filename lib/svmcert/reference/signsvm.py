@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["PrimalReference", "solve_primal_cvxpy"]
 
@@ -29,7 +30,7 @@ def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accu
     returned value is within about 1e-9 (relative) of the true optimum. The objective value is
     recomputed from the returned w (not taken from the solver), so it is an upper bound on P*.
     """
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from .._optional import require
 
 __all__ = ["WeightedPrimalReference", "WeightedDualReference", "kernel_factor",
            "solve_weighted_primal_cvxpy", "solve_weighted_dual_cvxpy"]
@@ -60,7 +61,7 @@ def _loss_sum(m, w, loss):
 def solve_weighted_primal_cvxpy(X, y, lam, weights, loss: str = "hinge", solver: str = "CLARABEL",
                                 high_accuracy: bool = True) -> WeightedPrimalReference:
     """min_beta sum_i w_i l(y_i x_i^T beta) + lam/2 ||beta||^2 (eq. 2), l hinge or squared hinge."""
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -83,7 +84,7 @@ def solve_weighted_dual_cvxpy(K, y, lam, weights, loss: str = "hinge", solver: s
 
     Conjugates from Table 5: -l*(-a) = a on [0, 1] (hinge), a - a^2/4 on a >= 0 (squared hinge).
     """
-    import cvxpy as cp
+    cp = require("cvxpy", "reference")
 
     y = np.asarray(y, dtype=float)
     w = np.asarray(weights, dtype=float)
