@@ -222,12 +222,13 @@ def test_tables_and_figures_carry_provenance_sidecars_and_notes(tmp_path, monkey
             assert "book/p/prov.ipynb" in html and "seed=3" in html and "<table" not in html
         elif "<table" in html:
             kinds.append("table")
+            assert 'class="svmcert-table-caption">A table<' in html and 'data-rows="1"' in html
         elif "image/png" in o.data:
             kinds.append("image")
         elif "text/markdown" in o.data:
             kinds.append("caption")
     # each note sits right under its table or figure; the undisplayed table has neither
-    assert kinds == ["caption", "table", "note:shown", "image", "note:line"], kinds
+    assert kinds == ["table", "note:shown", "image", "note:line"], kinds
     text = [o.data["text/plain"] for o in outputs if "svmcert-provenance" in o.data.get("text/html", "")]
     assert text[0].startswith("table shown: book/p/prov.ipynb, commit")
 

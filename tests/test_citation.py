@@ -71,7 +71,7 @@ def test_zenodo_json_is_valid_and_agrees_with_citation_cff():
     cff_names = [a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]]
     assert [c["name"] for c in zenodo["creators"]] == cff_names
     assert zenodo["upload_type"] == "software"
-    cited = {r["identifier"].removeprefix("arXiv:") for r in zenodo["related_identifiers"]}
+    cited = {r["identifier"].removeprefix("arXiv:") for r in zenodo["related_identifiers"] if r["scheme"] == "arxiv"}
     assert cited == _arxiv_ids(yaml.safe_dump(cff["references"]))
 
 
@@ -100,3 +100,18 @@ def test_the_book_renders_the_bibliography():
     assert "```{bibliography}" in page
     toc = (ROOT / "_toc.yml").read_text()
     assert "book/appendix/references" in toc
+
+
+def test_the_repository_address_is_the_same_everywhere():
+    """pyproject's Repository URL, _config.yml (repository button, footer), CITATION.cff,
+    .zenodo.json and the companion's BibTeX entry name one address."""
+    url = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    assert url.startswith("https://")
+    assert yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"] == url
+    cff = _cff()
+    assert cff["repository-code"] == url == cff["url"]
+    zenodo = json.loads((ROOT / ".zenodo.json").read_text())
+    assert [r["identifier"] for r in zenodo["related_identifiers"] if r["scheme"] == "url"] == [url]
+    bib = (ROOT / "references.bib").read_text()
+    companion = bib[bib.index("@misc{svmcert2026"):]
+    assert re.search(r"url\s*=\s*\{" + re.escape(url) + r"\}", companion[: companion.index("\n}")])

@@ -4,10 +4,17 @@ The committed notebooks carry no outputs and ``_config.yml`` says ``execute_note
 the build works on a mirror of the sources in ``_build/src`` in which every notebook is replaced by
 its executed copy from ``_build/executed`` (written by ``svmcert book run``). HTML lands in
 ``_build/html``.
+
+The mirror also gets what the pages link to and need offline: MathJax, the book's table script and
+style (``assets/``), and every table as CSV (``_static/tables/<chapter>/<name>.csv``). Every figure
+saved by :func:`svmcert.book.save_figure` becomes a numbered figure with its caption and alt text
+(:func:`annotate_figures`), and the footer of every page names the version and commit that made it.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +23,7 @@ from pathlib import Path
 from .paths import project_root
 from .runner import toc_notebooks
 
-__all__ = ["assemble_sources", "build_book", "vendor_mathjax"]
+__all__ = ["assemble_sources", "annotate_figures", "build_book", "vendor_mathjax", "vendor_assets"]
 
 _TOP_FILES = ("_config.yml", "_toc.yml", "references.bib", "logo.png")
 
@@ -40,10 +47,87 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
         out = dest / rel
         out.parent.mkdir(parents=True, exist_ok=True)
         if src.suffix == ".ipynb":
-            shutil.copy2(executed / rel, out)
+            nb = json.loads((executed / rel).read_text(encoding="utf-8"))
+            annotate_figures(nb, root / "_build" / "figures")
+            for cell in nb.get("cells", []):   # papermill's injected parameters: the header shows them
+                tags = cell.get("metadata", {}).get("tags", [])
+                if "injected-parameters" in tags and "remove-cell" not in tags:
+                    tags.append("remove-cell")
+            out.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
         else:
             shutil.copy2(src, out)
     return dest
+
+
+_FIGURE_NOTE = re.compile(r'class="svmcert-provenance[^"]*" data-kind="figure" data-name="([^"]+)"')
+
+
+def annotate_figures(nb: dict, figures: Path) -> int:
+    """Give every cell that shows one saved figure the figure's caption, name and alt text.
+
+    A cell shows a saved figure when its output holds the figure's provenance note (written by
+    :func:`svmcert.book.save_figure`); the caption and alt text come from the figure's sidecar
+    ``<figures>/<chapter>/<name>.meta.json``. myst-nb then renders the image as a numbered
+    figure (``numfig``) with that caption. Returns how many cells were annotated.
+    """
+    count = 0
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        notes = []
+        for out in cell.get("outputs", []):
+            text = out.get("data", {}).get("text/html", "")
+            text = "".join(text) if isinstance(text, list) else text
+            notes += _FIGURE_NOTE.findall(text)
+        images = sum("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+        if len(notes) != 1 or images != 1:
+            continue
+        meta_files = list(figures.glob(f"*/{notes[0]}.meta.json"))
+        metas = [json.loads(p.read_text(encoding="utf-8")) for p in meta_files]
+        metas = [m for m in metas if m.get("caption")]
+        if len(metas) != 1:
+            continue
+        meta = metas[0]
+        chapter = meta.get("provenance", {}).get("chapter", "")
+        cell.setdefault("metadata", {})["mystnb"] = {
+            "figure": {"caption": meta["caption"], "name": f"fig-{chapter}-{notes[0]}"},
+            "image": {"alt": meta.get("alt") or meta["caption"]}}
+        count += 1
+    return count
+
+
+def vendor_assets(static_dir: Path, root: Path, quick: bool = False) -> None:
+    """The book's table script and style, and every table of the run as CSV, under ``static_dir``
+    (published as ``_static``: ``_static/svmcert-tables.js``, ``_static/tables/<chapter>/<name>.csv``)."""
+    static_dir.mkdir(parents=True, exist_ok=True)
+    for asset in (Path(__file__).parent / "assets").iterdir():
+        if asset.is_file():
+            shutil.copy2(asset, static_dir / asset.name)
+    tables = static_dir / "tables"
+    shutil.rmtree(tables, ignore_errors=True)
+    data = root / "_build" / "quick" / "data" / "tables" if quick else root / "data" / "tables"
+    if data.is_dir():
+        for csv in data.rglob("*.csv"):
+            target = tables / csv.relative_to(data)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(csv, target)
+
+
+def _stamp_footer(config: Path, root: Path) -> None:
+    """Name the library version, the commit and the repository in the footer of every page."""
+    import yaml
+
+    from .. import __version__
+    from .provenance import git_state
+
+    commit, dirty = git_state(root)
+    cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    url = (cfg.get("repository") or {}).get("url", "")
+    where = f' · <a href="{url}">{url}</a>' if url else ""
+    cfg.setdefault("html", {})["extra_footer"] = (
+        f'<p class="svmcert-footer">svmcert {__version__} · commit <code>{commit[:12]}</code>'
+        f'{" with local changes" if dirty else ""}{where}</p>')
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
 
 
 def vendor_mathjax(static_dir: Path) -> Path:
@@ -76,6 +160,8 @@ def build_book(root: Path | None = None, quick: bool = False) -> int:
     executed = build / ("quick-executed" if quick else "executed")
     src = assemble_sources(root, executed, build / "src")
     vendor_mathjax(src / "_vendor")
+    vendor_assets(src / "_vendor", root, quick)
+    _stamp_footer(src / "_config.yml", root)
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(root),
            "--builder", "html", "--keep-going"]

@@ -65,6 +65,15 @@ class Chapter:
     def figures_dir(self) -> Path:
         return self.root / "_build" / "figures" / self.name
 
+    def static_href(self, kind: str, filename: str) -> str | None:
+        """Link from this chapter's page to a file the build publishes under
+        ``_static/<kind>/<chapter>/`` (the tables as CSV); None when the page is unknown."""
+        notebook = self.parameters.get("notebook") or ""
+        if not notebook:
+            return None
+        up = "../" * len(Path(notebook).parent.parts)
+        return f"{up}_static/{kind}/{self.name}/{filename}"
+
     # ---------------------------------------------------------------- claims
     def add_claim(self, claim) -> None:
         """Add or replace (same id) a claim and rewrite the chapter's claims file."""
@@ -97,13 +106,50 @@ class Chapter:
         }
 
 
-def start_chapter(name: str, paper: str | None = None, **parameters) -> Chapter:
+#: Matplotlib settings of every chapter: figures at most the page's width, text legible at that width.
+FIGURE_STYLE = {"font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 9,
+                "xtick.labelsize": 9, "ytick.labelsize": 9, "figure.titlesize": 11, "figure.dpi": 100,
+                "figure.figsize": (6.4, 4.0)}
+
+
+def start_chapter(name: str, paper: str | None = None, *, header: bool = True, **parameters) -> Chapter:
     """Open a chapter: later :func:`save_table` and :mod:`svmcert.claims` calls write to it.
 
-    Pass the notebook's parameters (seed, quick, sizes) so they are recorded as provenance.
+    The chapter's parameters are recorded as provenance. Without explicit ``parameters``, they are
+    the names assigned in the notebook's cell tagged ``parameters``, with the values they have
+    now (after any ``quick`` adjustments): the notebook is ``notebook=`` or the one the runner is
+    executing (``$SVMCERT_NOTEBOOK``). With ``header``, the chapter shows the exact command that
+    regenerates it and a "How to cite" box (:class:`~svmcert.book.front_matter.ChapterHeader`).
+    Figures get the book's matplotlib style (:data:`FIGURE_STYLE`).
     """
+    import inspect
+    import os
+
+    from .front_matter import COMPANION_KEY, PAPER_KEYS, ChapterHeader, bibtex_entries, injected_parameters
+    from .front_matter import notebook_parameters, rerun_command
+
     global _CURRENT
-    _CURRENT = Chapter(name, paper, parameters)
+    notebook = parameters.pop("notebook", None) or os.environ.get("SVMCERT_NOTEBOOK") or ""
+    root = project_root()
+    if not parameters and notebook and (root / notebook).is_file():
+        caller = inspect.currentframe().f_back.f_globals
+        parameters = {k: caller[k] for k in notebook_parameters(root / notebook) if k in caller}
+    _CURRENT = Chapter(name, paper, {"notebook": notebook, **parameters})
+    try:
+        import matplotlib
+
+        matplotlib.rcParams.update(FIGURE_STYLE)
+    except ImportError:  # pragma: no cover - matplotlib is in the [book] extra
+        pass
+    if header:
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            from IPython.display import display as show
+
+            keys = ([PAPER_KEYS[paper]] if paper in PAPER_KEYS else []) + [COMPANION_KEY]
+            show(ChapterHeader(name, paper, rerun_command(name, injected_parameters()),
+                               bibtex_entries(root / "references.bib", keys)))
     return _CURRENT
 
 
@@ -173,12 +219,11 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
             "displayed": bool(display), "provenance": provenance}
     atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")
     if display:
-        from IPython.display import Markdown
         from IPython.display import display as show
 
-        if caption:
-            show(Markdown(f"**{caption}**"))
-        show(df)
+        from .tables import TableView
+
+        show(TableView(df, name, caption, chapter.static_href("tables", f"{name}.csv")))
         final = data_dir() / "tables" / chapter.name / f"{name}.csv"   # where the runner commits it
         show(ProvenanceNote("table", name, provenance, relative_to_root(final, chapter.root)))
 

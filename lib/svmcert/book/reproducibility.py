@@ -166,6 +166,10 @@ def external_links(root: Path | None = None) -> dict[str, list[str]]:
                 for url in _URL.findall(_page_text(path)):
                     found.setdefault(_clean(url), set()).add(Path(entry).with_suffix("").as_posix())
                 break
+    config = yaml.safe_load((root / "_config.yml").read_text()) if (root / "_config.yml").is_file() else {}
+    repo = ((config or {}).get("repository") or {}).get("url")
+    if repo:
+        found.setdefault(repo, set()).add("every page (repository button and footer)")
     bib = root / "references.bib"
     if bib.is_file():
         for url in _bib_links(bib.read_text()):

@@ -17,6 +17,7 @@ chapter and of each phase, and these peaks, go to ``_build/timings/chapters.json
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import resource
 import shutil
@@ -160,11 +161,13 @@ def _execute_locked(job, root, quick, parameters, run_id, build, target, start) 
                 "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
                 # which run the kernel belongs to (the Run-times page tells this run's records from older ones)
                 "SVMCERT_RUN_ID": run_id}
-    saved = {k: os.environ.get(k) for k in env_keys}
-    os.environ.update(env_keys)
     params = dict(parameters)
     if quick:
         params["quick"] = True
+    # the chapter shows the command that reran it, and reads its own parameters cell
+    env_keys.update(SVMCERT_NOTEBOOK=job.notebook.as_posix(), SVMCERT_PARAMETERS=json.dumps(params, default=str))
+    saved = {k: os.environ.get(k) for k in env_keys}
+    os.environ.update(env_keys)
     failed = lambda msg: ChapterOutcome(job, False, time.perf_counter() - start,  # noqa: E731
                                         f"{msg}\n  executed copy: {running}")
     try:
