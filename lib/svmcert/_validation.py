@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "reject_sparse",
+    "check_real",
     "check_matrix",
     "check_labels",
     "check_X_y",
@@ -23,7 +25,44 @@ __all__ = [
 ]
 
 
+def _is_sparse(value) -> bool:
+    # scipy.sparse matrices and arrays; the module test keeps scipy out of the common path
+    if not (type(value).__module__ or "").startswith("scipy.sparse"):
+        return False
+    from scipy import sparse
+
+    return sparse.issparse(value)
+
+
+def reject_sparse(value, name: str) -> None:
+    """Raise a ValueError naming ``name`` if ``value`` is a scipy.sparse matrix or array.
+
+    No function of the library takes sparse input (yet): np.asarray would turn it into a 0-d array
+    of dtype object, whose error message would not say what is wrong.
+    """
+    if _is_sparse(value):
+        raise ValueError(f"{name}: sparse input is not supported, convert with .toarray() "
+                         f"(got {type(value).__name__} of shape {value.shape})")
+
+
+def check_real(value, name: str) -> float:
+    """Return a real scalar as a Python float (finite or not: the caller decides).
+
+    Python and numpy real numbers and 0-d numeric arrays are accepted; booleans, strings, complex
+    numbers, None and arrays with more than one element are not (``float('1.0')`` and
+    ``float(True)`` would silently succeed).
+    """
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ValueError(f"{name}: expected a real number, got an array of shape {value.shape}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a real number, got {value!r}")
+    return float(value)
+
+
 def _as_float_array(value, name: str) -> np.ndarray:
+    reject_sparse(value, name)
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - exotic inputs
@@ -142,3 +181,4 @@ def check_two_classes(y, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected both classes -1 and +1, found only {float(y[0]):+g} "
                          f"({y.size} samples)")
     return y
+
