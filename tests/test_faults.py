@@ -70,3 +70,21 @@ def test_sparse_input_gets_a_message_that_says_so():
             call()
     with pytest.raises(ValueError, match=r"^K: sparse input is not supported"):
         screening.fit_weighted_svm(sparse.csr_array(np.eye(4)), Y9[:4], 1.0, np.ones(4))
+
+
+@pytest.mark.parametrize("K", [np.zeros((3, 3)), np.ones((1, 1))])
+def test_enclosing_sphere_converged_is_a_bool(K):
+    # where the rounding floor (a numpy scalar) decides convergence, the flag was np.bool_
+    res = featelim.enclosing_sphere(K)
+    assert type(res.converged) is bool and res.converged
+
+
+# ============================================================================ item 8: PSD, scaling
+
+
+def test_radius_squared_rejects_an_indefinite_matrix():
+    K = np.array([[1.0, 2.0], [2.0, 1.0]])          # eigenvalues 3 and -1: no Gram matrix
+    for call in (lambda: featelim.radius_squared(K), lambda: featelim.radius_squared(K, "diameter"),
+                 lambda: featelim.enclosing_sphere(K), lambda: featelim.squared_diameter(K)):
+        with pytest.raises(ValueError, match=r"^K: expected a positive semidefinite matrix"):
+            call()
