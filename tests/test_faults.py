@@ -88,3 +88,60 @@ def test_radius_squared_rejects_an_indefinite_matrix():
                  lambda: featelim.enclosing_sphere(K), lambda: featelim.squared_diameter(K)):
         with pytest.raises(ValueError, match=r"^K: expected a positive semidefinite matrix"):
             call()
+
+
+# ============================================================================ item 6: projected gradient
+
+_rng6 = np.random.default_rng(6)
+X6 = _rng6.standard_normal((30, 4))
+Y6 = np.where(X6[:, 0] + 0.5 * _rng6.standard_normal(30) > 0, 1.0, -1.0)
+SIGN6 = np.array([1.0, -1.0, 0.0, 0.0])
+
+
+def _reference(X, y, lam, sign):
+    """A certified primal value P_ref >= P* from the front door (any feasible point would do)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return signsvm.solve(X, y, lam, sign, tol=1e-10, max_epochs=100000)
+
+
+@pytest.mark.parametrize("X, lam", [(X6, 1e-12), (X6 * 1e8, 0.1)], ids=["lam=1e-12", "X*1e8"])
+def test_projected_gradient_says_when_the_budget_did_not_reach_the_optimum(X, lam):
+    # the step 1/(lam t) is far too long here: the best iterate stays at w = 0 (P = 1) while the
+    # optimum is almost 0; the old code returned converged=True without a word
+    ref = _reference(X, Y6, lam, SIGN6)
+    with pytest.warns(ConvergenceWarning, match=r"projected_gradient: the budget n_iter=200"):
+        res = signsvm.projected_gradient(X, Y6, lam, SIGN6, n_iter=200)
+    assert res.primal - ref.primal > 1e-6 * res.primal      # independently: far from the optimum
+    assert res.converged is False
+    assert res.gap > 1e-6 * res.primal
+    assert res.gap >= res.primal - ref.primal               # the certificate bounds the true error
+    assert res.dual <= ref.primal                          # weak duality
+
+
+def test_projected_gradient_certifies_a_run_that_reached_the_optimum():
+    ref = _reference(X6, Y6, 0.1, SIGN6)
+    assert ref.converged
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)   # reaching tol must not warn
+        res = signsvm.projected_gradient(X6, Y6, 0.1, SIGN6, n_iter=20000, tol=1e-6)
+    assert res.converged is True
+    assert res.gap <= 1e-6 * res.primal
+    # P(w) - P* <= gap: P* <= P_ref; 1e-13 absorbs the rounding of the two objective sums
+    # (30 terms of size <= 1 each, relative error ~ 30 eps ~ 7e-15)
+    assert res.gap >= res.primal - ref.primal - 1e-13
+    assert np.all((res.alpha >= 0) & (res.alpha <= 1))
+    assert res.dual == pytest.approx(signsvm.dual_objective(res.alpha, X6, Y6, 0.1, SIGN6), rel=1e-14)
+    assert res.history["gap"][-1] == pytest.approx(res.gap, rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("n_iter", [1, 2, 50, 3000])
+def test_projected_gradient_verdict_is_the_certificate(n_iter):
+    ref = _reference(X6, Y6, 0.05, SIGN6)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = signsvm.projected_gradient(X6, Y6, 0.05, SIGN6, n_iter=n_iter, tol=1e-4)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    assert res.converged is bool(res.gap <= 1e-4 * res.primal)
+    assert warned is not res.converged
+    assert res.gap >= res.primal - ref.primal - 1e-13        # valid certificate (rounding as above)
