@@ -145,3 +145,37 @@ def test_projected_gradient_verdict_is_the_certificate(n_iter):
     assert res.converged is bool(res.gap <= 1e-4 * res.primal)
     assert warned is not res.converged
     assert res.gap >= res.primal - ref.primal - 1e-13        # valid certificate (rounding as above)
+
+
+# ============================================================================ item 8: bounds at extreme scales
+
+_rng8 = np.random.default_rng(8)
+X8 = _rng8.standard_normal((12, 5))
+Y8 = _rng8.choice([-1.0, 1.0], 12)
+SIGN8 = np.array([1.0, -1.0, 0.0, 1.0, -1.0])
+BIG = 2.0 ** 515            # ~1.1e155: squares of the entries overflow; a power of 2, so scaling is exact
+
+
+def test_max_row_norm_neither_overflows_nor_underflows():
+    R = signsvm.bounds.max_row_norm(X8)
+    # one rounding of the scaled sum against the direct one: a few ulps
+    assert signsvm.bounds.max_row_norm(X8 * BIG) == pytest.approx(R * BIG, rel=1e-15)
+    assert signsvm.bounds.max_row_norm(X8 / BIG) == pytest.approx(R / BIG, rel=1e-15)
+
+
+def test_curvature_bound_is_computed_where_it_is_a_float_and_refused_where_not():
+    C = signsvm.curvature_bound(X8, 1e20)
+    # R^2 = 1e310 overflows, R^2 / lam = 1e290 does not: exact scaling by 4^515 of the plain bound
+    assert signsvm.curvature_bound(X8 * BIG, 1e20) == pytest.approx(C * BIG * BIG, rel=1e-15)
+    with pytest.raises(ValueError, match=r"^X, lam: the curvature bound .* exceeds the float64 range"):
+        signsvm.curvature_bound(X8 * BIG, 0.5)          # ~1e311: no float64
+
+
+def test_frank_wolfe_iteration_bound_is_exact_beyond_float64():
+    from fractions import Fraction
+
+    R = signsvm.bounds.max_row_norm(X8) * BIG        # exact (power of 2), checked above
+    T = signsvm.frank_wolfe_iteration_bound(X8 * BIG, 0.5, 0.1)
+    target = 2 * Fraction(R) ** 2 / (Fraction(0.5) * Fraction(0.1)) - 2
+    assert isinstance(T, int) and T - 1 < target <= T    # the smallest integer >= the bound
+    assert T > 10 ** 310
