@@ -179,3 +179,57 @@ def test_frank_wolfe_iteration_bound_is_exact_beyond_float64():
     target = 2 * Fraction(R) ** 2 / (Fraction(0.5) * Fraction(0.1)) - 2
     assert isinstance(T, int) and T - 1 < target <= T    # the smallest integer >= the bound
     assert T > 10 ** 310
+
+
+def _exact_eta(alpha, u, X, y, lam, sign):
+    """argmax over [0, 1] of D(alpha + eta (u - alpha)) in exact rational arithmetic from the float
+    inputs (independent of the library): zeta is concave and piecewise quadratic between the sign
+    changes of omega_h(eta), so its maximum is at a breakpoint or at a piece's stationary point."""
+    from fractions import Fraction as Fr
+
+    n, d = X.shape
+    A = [Fr(float(a)) for a in alpha]
+    q = [Fr(float(ui)) - a for ui, a in zip(u, A)]
+    lamf = Fr(float(lam))
+    col = [[Fr(float(X[i, h])) * Fr(float(y[i])) for i in range(n)] for h in range(d)]
+    w0 = [sum(c * a for c, a in zip(col[h], A)) / (lamf * n) for h in range(d)]
+    wq = [sum(c * qi for c, qi in zip(col[h], q)) / (lamf * n) for h in range(d)]
+    sq, sa = sum(q) / n, sum(A) / n
+    pts = {Fr(0), Fr(1)} | {-w0[h] / wq[h] for h in range(d) if sign[h] != 0 and wq[h] != 0
+                            and 0 < -w0[h] / wq[h] < 1}
+    pts = sorted(pts)
+
+    def active(eta):
+        return [h for h in range(d) if sign[h] == 0 or sign[h] * (w0[h] + eta * wq[h]) > 0]
+
+    def zeta(eta):
+        return -lamf / 2 * sum((w0[h] + eta * wq[h]) ** 2 for h in active(eta)) + sa + eta * sq
+
+    cands = list(pts)
+    for lo, hi in zip(pts[:-1], pts[1:]):
+        act = active((lo + hi) / 2)
+        a = -lamf / 2 * sum(wq[h] ** 2 for h in act)
+        b = -lamf * sum(w0[h] * wq[h] for h in act) + sq
+        if a != 0 and lo < -b / (2 * a) < hi:
+            cands.append(-b / (2 * a))
+    return float(max(cands, key=zeta))
+
+
+@pytest.mark.parametrize("scale, lam", [(1e151, 1e-4), (2e152, 1e-3)])
+@pytest.mark.parametrize("seed", [2, 4, 9])       # points whose optimum lies inside (0, 1)
+def test_line_search_where_omega_squared_overflows_but_the_pieces_do_not(scale, lam, seed):
+    # |omega| ~ 1e155: omega^2 overflowed to inf and eta came out NaN; lam/2 omega^2 is a float
+    rng = np.random.default_rng(seed)
+    alpha = rng.uniform(0.0, 1.0, 12)
+    u = (rng.uniform(size=12) < 0.5).astype(float)
+    ls = signsvm.line_search(alpha, u, X8 * scale, Y8, lam, SIGN8)
+    assert np.all(np.isfinite(ls.a)) and np.all(np.isfinite(ls.b)) and np.all(np.isfinite(ls.c))
+    # eta is the vertex -b/(2a) of one piece: a few roundings in each sum, relative 1e-13 at most
+    assert ls.eta == pytest.approx(_exact_eta(alpha, u, X8 * scale, Y8, lam, SIGN8), rel=1e-13, abs=1e-15)
+    assert 0.0 < ls.eta < 1.0                        # an interior optimum: the test has teeth
+
+
+def test_line_search_refuses_coefficients_beyond_float64():
+    alpha, u = np.full(12, 0.5), np.ones(12)
+    with pytest.raises(ValueError, match=r"^X, lam: the dual objective along this line is beyond"):
+        signsvm.line_search(alpha, u, X8 * 1e155, Y8, 0.5, SIGN8)    # lam/2 ||omega||^2 ~ 1e310
