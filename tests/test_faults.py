@@ -233,3 +233,48 @@ def test_line_search_refuses_coefficients_beyond_float64():
     alpha, u = np.full(12, 0.5), np.ones(12)
     with pytest.raises(ValueError, match=r"^X, lam: the dual objective along this line is beyond"):
         signsvm.line_search(alpha, u, X8 * 1e155, Y8, 0.5, SIGN8)    # lam/2 ||omega||^2 ~ 1e310
+
+
+# ============================================================================ item 8: the ball and the secular equation
+
+A8 = np.diag([2.0, 1.0, 0.5])
+B8 = np.array([0.3, -0.2, 0.1])
+
+
+@pytest.mark.parametrize("method", ["auto", "cholesky"])      # the eigen paths already coped
+@pytest.mark.parametrize("radius", [1e-300, 1e-200, 1e-160])
+def test_maximize_quadratic_on_a_tiny_ball(method, radius):
+    # radius 1e-300 divided by zero in the Newton path (1/sqrt(T) with T underflowed: the default
+    # method); 1e-160 overflowed in its model root. At that radius the maximum is 2 S ||g|| + S^2 u'Au with g = b (centre 0): the
+    # quadratic term is 1e-300 of the first, far below one rounding, so 2 S ||b|| is the reference
+    # to a few ulps, and the multiplier is ||b|| / S (1 + O(S))
+    res = screening.maximize_quadratic_on_ball(A8, B8, np.zeros(3), radius, method=method)
+    nb = np.linalg.norm(B8)
+    assert res.value == pytest.approx(2.0 * radius * nb, rel=1e-15)
+    assert res.nu == pytest.approx(nb / radius, rel=1e-15)
+    np.testing.assert_allclose(res.w / radius, B8 / nb, rtol=1e-15, atol=1e-15)
+
+
+def test_maximize_quadratic_on_a_ball_beyond_float64_is_refused():
+    # the maximum is ~2 radius^2 = 2e320: the old code returned inf
+    with pytest.raises(ValueError, match=r"^A, b, center, radius: the maximum .* exceeds the float64 range"):
+        screening.maximize_quadratic_on_ball(A8, B8, np.zeros(3), 1e160)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 997, 2.0 ** -997], ids=["x1e300", "x1e-300"])
+def test_secular_roots_of_scaled_data_are_the_scaled_roots(scale):
+    # T(s nu; s phi, s xi) = T(nu; phi, xi): the roots scale with the data. brentq used to fail
+    # with "the function value at x=inf is NaN", naming no argument.
+    phi, xi = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.1, 0.1, 0.1, 0.1])
+    base = screening.secular_roots(phi, xi, 1.0)
+    assert base.size == 8                  # two roots in every gap between poles, one outside each end
+    # the scaled problem is solved after an exact renormalisation: the same roots up to a few
+    # roundings of the bracketed root search (relative 4 eps each, as in _root_offsets)
+    np.testing.assert_allclose(screening.secular_roots(phi * scale, xi * scale, 1.0) / scale, base, rtol=1e-14)
+    # and the radius with xi: T(nu; phi, s xi) = s^2 T(nu; phi, xi)
+    np.testing.assert_allclose(screening.secular_roots(phi, xi * scale, scale), base, rtol=1e-14)
+
+
+def test_secular_roots_refuse_data_that_span_more_than_float64():
+    with pytest.raises(ValueError, match=r"^xi: entries span more than the float64 range"):
+        screening.secular_roots(np.array([1.0, 2.0]), np.array([1e-300, 1e300]), 1.0)
