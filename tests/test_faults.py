@@ -278,3 +278,100 @@ def test_secular_roots_of_scaled_data_are_the_scaled_roots(scale):
 def test_secular_roots_refuse_data_that_span_more_than_float64():
     with pytest.raises(ValueError, match=r"^xi: entries span more than the float64 range"):
         screening.secular_roots(np.array([1.0, 2.0]), np.array([1e-300, 1e300]), 1.0)
+
+
+# ============================================================================ item 7: DRSSS at extreme weights
+
+def _separable(seed, n=8, d=5):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, d))
+    y = np.where(Z @ rng.standard_normal(d) > 0, 1.0, -1.0)
+    return Z @ Z.T, y
+
+
+def _hard_margin_support(K, y):
+    """Support vectors of the hard-margin SVM, from a well-conditioned soft-margin fit: with every
+    alpha_i < 1 at C = w / lam = 1e3 the soft-margin optimum is the hard-margin one, and so it is
+    for every larger C, in particular for weights 1e50 .. 1e200 at lam = 0.5 and every weight
+    vector within S = 0.1 of them (the weights then do not matter at all)."""
+    fit = screening.fit_weighted_svm(K, y, 1e-3, np.ones(y.size), tol=1e-13, max_epochs=100000)
+    assert fit.converged and fit.alpha.max() < 0.5
+    return fit.alpha > 0
+
+
+@pytest.mark.parametrize("seed", [0, 7, 10, 19])
+def test_drsss_never_removes_a_support_vector_at_huge_weights(seed):
+    # the gap of eq. (11) as written cancels sum_i w_i alpha_i ~ 1 down to the fit's gap ~ 1e-16, and
+    # its maximum over W came out below G(w_tilde), even 0: R = 0 removed support vectors
+    K, y = _separable(seed)
+    sv = _hard_margin_support(K, y)
+    assert 2 <= sv.sum() < y.size
+    for scale in (1e50, 1e100, 1e200):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            removable = screening.drsss_screen(K, y, 0.5, scale * np.ones(y.size), 0.1)
+        assert not np.any(removable & sv), (scale, removable.astype(int), sv.astype(int))
+
+
+def test_drsss_maximal_gap_is_never_below_the_gap_at_the_centre():
+    K, y = _separable(7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for scale in (1.0, 1e10, 1e50, 1e200):
+            w = scale * np.ones(y.size)
+            res = screening.drsss(K, y, 0.5, w, 0.1)
+            # G(w_tilde) is the fit's certified gap, a sum of non-negative Fenchel-Young residuals
+            # (evaluating eq. (11) as written at w_tilde only gives cancellation noise here)
+            assert res.max_gap >= res.fit_gap >= 0.0
+
+
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), d=st.integers(2, 5), log_scale=st.floats(-100, 100),
+       log_lam=st.floats(-2, 2), log_S=st.floats(-4, 0), absolute=st.booleans(), uniform=st.booleans(),
+       separable=st.booleans())
+@example(seed=19, d=5, log_scale=50.0, log_lam=float(np.log10(0.5)), log_S=-1.0, absolute=True, uniform=True,
+         separable=True).via("the reported fault: weights 1e50 and S = 0.1")
+def test_drsss_never_removes_a_sample_active_somewhere_in_the_ball(seed, d, log_scale, log_lam, log_S, absolute,
+                                                                 uniform, separable):
+    """Property (Theorem 3.5): a removable sample has alpha*_i(w) = 0 for every w in the ball.
+
+    Oracle: fits at w_tilde and at four random points of the ball (clipped at 0, which keeps them in
+    the ball since w_tilde >= 0), each to a relative gap of 1e-12. A sample is active at w when the
+    fit gives it alpha_i > 0 (exact coordinate steps leave alpha_i = 0 exactly on clear non-support
+    vectors) and its own gap-safe interval does not already prove alpha*_i = 0
+    (m_i - sqrt(K_ii) r_w > 1). Fits that do not reach the tolerance (huge C = w / lam) decide
+    nothing. Scales of the weights: 1e-100 .. 1e100; balls of radius 1e-4 .. 1, either absolute
+    (as in the report: tiny next to huge weights) or relative to that scale.
+    """
+    rng = np.random.default_rng(seed)
+    n = 8
+    Z = rng.standard_normal((n, d))
+    y = np.where(Z @ rng.standard_normal(d) > 0, 1.0, -1.0) if separable else rng.choice([-1.0, 1.0], n)
+    if abs(y.sum()) == n:
+        y[0] = -y[0]
+    K = Z @ Z.T
+    scale, lam = 10.0 ** log_scale, 10.0 ** log_lam
+    w_tilde = scale * (np.ones(n) if uniform else rng.uniform(0.5, 1.5, n))
+    S = 10.0 ** log_S * (1.0 if absolute else scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        removable = screening.drsss(K, y, lam, w_tilde, S).removable
+        if not removable.any():
+            return                                   # nothing claimed: nothing to check
+        spread = np.sqrt(np.diag(K))
+        for k in range(5):
+            if k == 0:
+                w = w_tilde
+            else:
+                v = rng.standard_normal(n)
+                w = np.maximum(w_tilde + S * rng.uniform() * v / np.linalg.norm(v), 0.0)
+            fit = screening.fit_weighted_svm(K, y, lam, w, tol=1e-12, max_epochs=20000)
+            if not fit.converged:
+                continue
+            r = np.sqrt(2.0 * max(fit.gap, 0.0) / lam)
+            active = (fit.alpha > 0) & ~(fit.margins - spread * r > 1.0)
+            assert not np.any(removable & active), (k, removable.astype(int), fit.alpha)
