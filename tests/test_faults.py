@@ -245,9 +245,10 @@ B8 = np.array([0.3, -0.2, 0.1])
 @pytest.mark.parametrize("radius", [1e-300, 1e-200, 1e-160])
 def test_maximize_quadratic_on_a_tiny_ball(method, radius):
     # radius 1e-300 divided by zero in the Newton path (1/sqrt(T) with T underflowed: the default
-    # method); 1e-160 overflowed in its model root. At that radius the maximum is 2 S ||g|| + S^2 u'Au with g = b (centre 0): the
-    # quadratic term is 1e-300 of the first, far below one rounding, so 2 S ||b|| is the reference
-    # to a few ulps, and the multiplier is ||b|| / S (1 + O(S))
+    # method); 1e-160 overflowed in its model root. At such radii the maximum is
+    # 2 S ||g|| + S^2 u'Au with g = b (centre 0): the quadratic term is below 1e-160 of the first,
+    # far below one rounding, so 2 S ||b|| is the reference to a few ulps, and the multiplier is
+    # ||b|| / S (1 + O(S))
     res = screening.maximize_quadratic_on_ball(A8, B8, np.zeros(3), radius, method=method)
     nb = np.linalg.norm(B8)
     assert res.value == pytest.approx(2.0 * radius * nb, rel=1e-15)
