@@ -26,7 +26,9 @@ G(w_tilde) = w_tilde^T rho, the fit's own gap, so
 a sum of non-negative terms at delta = 0, computed without the cancellation of eq. (11) as
 written, whose parts sum_i w_i c_i and w_tilde^T A w_tilde are each of size sum_i w_i alpha_i
 and cancel down to the (often tiny) gap: with weights of 1e50 the computed maximum fell below
-G(w_tilde), even to 0, and support vectors were marked removable. As a last defence, a
+G(w_tilde), even to 0, and support vectors were marked removable. The rule then allows for the
+rounding of the margins, which the gap multiplies by the weights (:func:`_rounding_allowance`;
+with weights far above 1 / lam it leaves nothing provably removable). As a last defence, a
 maximum that is not finite or lies below G(w_tilde) (impossible in exact arithmetic) makes
 :func:`drsss` refuse to screen (nothing removable, with a warning).
 """
