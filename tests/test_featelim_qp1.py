@@ -273,3 +273,12 @@ def test_engine_validation():
         solve_qp1([1.0, -1.0], [1.0, -1.0], 1.0, 1.0, engine="cuda")
     with pytest.raises(ValueError, match="engine"):
         solve_qp1([1.0, -1.0], [1.0, -1.0], 1.0, 1.0, engine="numba", record=True)
+
+
+def test_integral_float_max_iter_is_the_integer():
+    # check_iterations accepts 50.0 as 50 (the library convention); fractions are rejected
+    # (tests/test_faults.py)
+    g, y = np.array([0.5, -1.0, 2.0, -0.3]), np.array([1.0, -1.0, 1.0, -1.0])
+    a = solve_qp1(g, y, 1.0, 1.0, max_iter=50.0)
+    b = solve_qp1(g, y, 1.0, 1.0, max_iter=50)
+    assert (a.a, a.b, a.n_iter) == (b.a, b.b, b.n_iter)

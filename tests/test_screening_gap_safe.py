@@ -149,3 +149,9 @@ def test_section_4_2_kernel_gap_as_printed_and_corrected():
     one = np.ones(1)
     assert exp.printed_kernel_gap(np.eye(1), one, 1.0, one, one, one) == pytest.approx(-1.0)
     assert exp.true_gap(np.eye(1), one, 1.0, one, one, one) == pytest.approx(0.0)
+
+
+def test_gap_safe_radius_takes_numpy_scalars_and_0d_arrays():
+    # the check that rejects strings and booleans (tests/test_faults.py) keeps numpy numbers
+    assert gs.gap_safe_radius(np.float32(1.5), np.array(0.5), 1.0) == pytest.approx(np.sqrt(2.0))
+    assert gs.gap_safe_radius(np.int64(2), 1, 2.0) == pytest.approx(1.0)

@@ -262,3 +262,19 @@ def test_secular_roots_bad_input():
         secular_roots([1.0], [1.0], 0.0)
     with pytest.raises(ValueError, match="phi"):
         secular_roots([[1.0]], [1.0], 1.0)
+
+
+@pytest.mark.parametrize("method", ["auto", "cholesky", "rightmost", "enumerate"])
+@pytest.mark.parametrize("radius", [1e-300, 1e-40, 1e40])
+def test_every_method_at_extreme_radii(method, radius):
+    # radii outside 2^+-100 are solved after an exact power-of-2 rescaling (tests/test_faults.py has
+    # the cases that failed before); f = w'Aw + 2b'w at the returned point is the value
+    A, b = np.diag([2.0, 1.0, 0.5]), np.array([0.3, -0.2, 0.1])
+    try:
+        res = maximize_quadratic_on_ball(A, b, np.zeros(3), radius, method=method)
+    except RuntimeError:              # cholesky does not apply where the linear term is negligible
+        assert method == "cholesky" and radius > 1
+        return
+    assert np.linalg.norm(res.w) == pytest.approx(radius, rel=1e-14)
+    f = float(res.w @ A @ res.w + 2 * b @ res.w)
+    assert res.value == pytest.approx(f, rel=1e-14)

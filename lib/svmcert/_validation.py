@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "reject_sparse",
+    "check_real",
     "check_matrix",
     "check_labels",
     "check_X_y",
@@ -20,10 +22,49 @@ __all__ = [
     "check_vector",
     "check_iterations",
     "check_two_classes",
+    "check_gram",
+    "check_psd",
 ]
 
 
+def _is_sparse(value) -> bool:
+    # scipy.sparse matrices and arrays; the module test keeps scipy out of the common path
+    if not (type(value).__module__ or "").startswith("scipy.sparse"):
+        return False
+    from scipy import sparse
+
+    return sparse.issparse(value)
+
+
+def reject_sparse(value, name: str) -> None:
+    """Raise a ValueError naming ``name`` if ``value`` is a scipy.sparse matrix or array.
+
+    No function of the library takes sparse input (yet): np.asarray would turn it into a 0-d array
+    of dtype object, whose error message would not say what is wrong.
+    """
+    if _is_sparse(value):
+        raise ValueError(f"{name}: sparse input is not supported, convert with .toarray() "
+                         f"(got {type(value).__name__} of shape {value.shape})")
+
+
+def check_real(value, name: str) -> float:
+    """Return a real scalar as a Python float (finite or not: the caller decides).
+
+    Python and numpy real numbers and 0-d numeric arrays are accepted; booleans, strings, complex
+    numbers, None and arrays with more than one element are not (``float('1.0')`` and
+    ``float(True)`` would silently succeed).
+    """
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ValueError(f"{name}: expected a real number, got an array of shape {value.shape}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name}: expected a real number, got {value!r}")
+    return float(value)
+
+
 def _as_float_array(value, name: str) -> np.ndarray:
+    reject_sparse(value, name)
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - exotic inputs
@@ -142,3 +183,52 @@ def check_two_classes(y, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected both classes -1 and +1, found only {float(y[0]):+g} "
                          f"({y.size} samples)")
     return y
+
+
+def _dtype_eps(K) -> float:
+    """Machine epsilon of K's own floating dtype (float32 input is PSD only to float32 rounding),
+    and at least float64's."""
+    dtype = getattr(K, "dtype", None)
+    eps = np.finfo(dtype).eps if dtype is not None and np.issubdtype(dtype, np.floating) else np.finfo(float).eps
+    return max(float(eps), float(np.finfo(float).eps))
+
+
+def check_psd(K: np.ndarray, name: str = "K", eps: float | None = None) -> np.ndarray:
+    """Require a validated symmetric float64 matrix to be positive semidefinite up to rounding.
+
+    The test is a Cholesky factorisation of K + tau I with tau = 100 n eps max_i K_ii (O(n^3 / 3),
+    BLAS on one thread): rounding makes a PSD matrix of low rank indefinite by about n eps max K_ii,
+    far below tau, while a genuinely indefinite matrix has a negative eigenvalue far beyond it.
+    ``eps`` defaults to float64's; pass the epsilon of the caller's original dtype.
+    """
+    eps = float(np.finfo(float).eps) if eps is None else eps
+    diag = np.diag(K)
+    scale = max(float(np.abs(K).max()), np.finfo(float).tiny)
+    if diag.min() < -1e-12 * scale:
+        raise ValueError(f"{name}: expected a positive semidefinite matrix, found diagonal entry {diag.min():.3g}")
+    tau = 100.0 * K.shape[0] * eps * max(float(diag.max()), np.finfo(float).tiny)
+    from threadpoolctl import threadpool_limits
+
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):  # one thread: robust when cores are shared
+            np.linalg.cholesky(K + tau * np.eye(K.shape[0]))
+    except np.linalg.LinAlgError:
+        raise ValueError(f"{name}: expected a positive semidefinite matrix (Cholesky of K + {tau:.1e} I failed)") from None
+    return K
+
+
+def check_gram(K, n: int | None = None, name: str = "K", psd: bool = True) -> np.ndarray:
+    """Validate a Gram matrix: square (n x n), finite, symmetric and (with ``psd``) positive
+    semidefinite up to rounding (:func:`check_psd`, with eps the machine epsilon of K's own dtype:
+    a float32 Gram matrix of low rank is indefinite at the float32 rounding level)."""
+    eps = _dtype_eps(K)
+    K = check_matrix(K, name)
+    if K.shape[0] != K.shape[1] or (n is not None and K.shape[0] != n):
+        want = f"({n}, {n})" if n is not None else "square"
+        raise ValueError(f"{name}: expected a {want} Gram matrix, got shape {K.shape}")
+    scale = max(float(np.abs(K).max()), np.finfo(float).tiny)
+    if np.abs(K - K.T).max() > 1e-10 * scale:
+        raise ValueError(f"{name}: expected a symmetric matrix, max |K - K^T| = {np.abs(K - K.T).max():.3g}")
+    if psd:
+        check_psd(K, name, eps)
+    return K

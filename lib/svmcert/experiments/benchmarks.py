@@ -145,7 +145,7 @@ def first_order(X, y, sign, lam_ns, iterations, duals, dca_rows):
                                                                 record_history=False)), 1, 0.0)
         out.append({"lam_n": lam_n, "method": "Frank-Wolfe", "iterations": str(fw.n_iter), "seconds": t,
                     "relative_gap": fw.gap / fw.primal})
-        t, pg, _ = measure(lambda: signsvm.projected_gradient(X, y, lam, sign, n_iter=iterations), 1, 0.0)
+        t, pg, _ = measure(_quiet(lambda: signsvm.projected_gradient(X, y, lam, sign, n_iter=iterations)), 1, 0.0)
         out.append({"lam_n": lam_n, "method": "projected gradient", "iterations": str(pg.n_iter), "seconds": t,
                     "relative_gap": _rel_gap(pg.primal, max(duals[lam_n], fw.dual))})
     return out

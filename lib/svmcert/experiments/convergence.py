@@ -41,7 +41,9 @@ def traces(name, X, y, lam_n, sign, T):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
         fw = signsvm.frank_wolfe(X, y, lam, sign, tol=1e-15, max_iter=T)
-    pg = projected_gradient(X, y, lam, sign, n_iter=T)
+    with warnings.catch_warnings():     # a fixed budget compared with P*: the verdict is not the point
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        pg = projected_gradient(X, y, lam, sign, n_iter=T)
     fw_p, fw_d = np.array(fw.history["primal"]), np.array(fw.history["dual"])   # index t = iterate after t steps
     pg_best = np.minimum.accumulate(np.array(pg.history["primal"]))             # index t-1 = best of w_1..w_t
     R = float(np.max(np.linalg.norm(X, axis=1)))
@@ -89,7 +91,9 @@ def iteration_cost(seed, ns, ds, n_fixed, d_fixed, iters=20, repeat=3):
                     signsvm.frank_wolfe(X, y, lam, sign, tol=1e-15, max_iter=k, record_history=False)
 
             def pg(k):
-                projected_gradient(X, y, lam, sign, n_iter=k, record_history=False)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+                    projected_gradient(X, y, lam, sign, n_iter=k, record_history=False)
 
             rows.append({"axis": axis, "n": n, "d": d,
                          "fw_s": min(_per_iteration(fw, iters) for _ in range(repeat)),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_labels, check_positive, check_vector
+from .._validation import check_iterations, check_labels, check_positive, check_vector
 from ..signsvm.result import ConvergenceWarning
 
 __all__ = ["QP1Iteration", "QP1Result", "qp1_matrices", "qp1_objective", "qp1_dual_objective",
@@ -267,8 +267,10 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
         (the direction as given) with the best bias for it (:func:`best_bias`).
     tol : float
         Relative tolerance of the optimality tests (slope along the DRD, negative multipliers).
-    max_iter : int, optional
-        Default ``20 N + 100``. Stopping there issues a :class:`ConvergenceWarning`.
+    max_iter : int >= 1, optional
+        Default ``20 N + 100``. Stopping there issues a :class:`ConvergenceWarning`. Integers (and
+        floats with an integral value, such as ``1e4``) are accepted; a fraction, bool or string
+        raises ValueError rather than being truncated.
     record : bool
         Keep each iteration's working set in :attr:`QP1Result.iterations`.
     engine : {"auto", "numpy", "numba"}
@@ -292,10 +294,7 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
     else:
         a0, b0 = check_vector(np.asarray(start, dtype=float).ravel(), "start", 2)
     tol = check_positive(tol, "tol")
-    if max_iter is None:
-        max_iter = 20 * g.shape[0] + 100
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter: expected a positive integer, got {max_iter!r}")
+    max_iter = 20 * g.shape[0] + 100 if max_iter is None else check_iterations(max_iter, "max_iter")
     if method == "active-set":
         from .active_set import drd_active_set
         compiled = engine == "numba" or (engine == "auto" and not record)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validation import check_matrix, check_positive, check_vector
+from .._validation import _dtype_eps, check_matrix, check_positive, check_psd, check_vector
 from ..signsvm.result import ConvergenceWarning
 
 __all__ = ["SphereResult", "enclosing_sphere", "squared_diameter", "radius_squared",
@@ -62,8 +62,12 @@ class SphereResult:
 
 # --------------------------------------------------------------------------- validation
 
-def _check_gram(K, name: str = "K") -> np.ndarray:
-    """Square, finite, symmetric, non-negative diagonal; returned as float64."""
+def _check_gram(K, name: str = "K", psd: bool = True) -> np.ndarray:
+    """Square, finite, symmetric, non-negative diagonal and (with ``psd``) positive semidefinite up
+    to rounding (:func:`svmcert._validation.check_psd`, a Cholesky factorisation, O(n^3 / 3));
+    returned as float64. An indefinite K is no Gram matrix: eq. (9) and the diameter would then
+    measure nothing (K = [[1, 2], [2, 1]] gives R^2 = 0)."""
+    eps = _dtype_eps(K)
     K = check_matrix(K, name)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"{name}: expected a square Gram matrix (n, n), got shape {K.shape}")
@@ -75,7 +79,10 @@ def _check_gram(K, name: str = "K") -> np.ndarray:
     if diag.min() < 0:
         raise ValueError(f"{name}: expected a positive semidefinite Gram matrix, found a negative diagonal "
                          f"entry {diag.min():.3g}")
-    return 0.5 * (K + K.T) if asym > 0 else K
+    K = 0.5 * (K + K.T) if asym > 0 else K
+    if psd:
+        check_psd(K, name, eps)
+    return K
 
 
 def _check_method(method) -> str:
@@ -229,7 +236,7 @@ def _solve(K, v, beta, tol, max_iter, floor, engine="numba"):
 
 
 def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=None,
-                     engine: str = "numba") -> SphereResult:
+                     engine: str = "numba", check_psd: bool = True) -> SphereResult:
     """Squared radius of the smallest sphere enclosing the data, eq. (9) of Aksu.
 
     Maximises f(beta) = sum_i beta_i K_ii - beta^T K beta over the simplex by pairwise steps with
@@ -250,17 +257,22 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
         Warm start; negative entries are set to 0 and the rest renormalised to sum 1.
     engine : {"numba", "numpy"}
         Compiled loop, or the numpy reference with the same arithmetic.
+    check_psd : bool, default True
+        Verify that K is positive semidefinite up to rounding (a Cholesky factorisation, O(n^3 / 3));
+        pass False only for a K known to be a Gram matrix (e.g. ``X @ X.T``).
 
     Returns
     -------
     SphereResult
+        ``converged`` is a Python bool.
 
     Raises
     ------
     ValueError
-        K not a finite symmetric square matrix with non-negative diagonal; bad tol, max_iter or beta0.
+        K not a finite symmetric square matrix with non-negative diagonal, or (``check_psd``) not
+        positive semidefinite; bad tol, max_iter or beta0.
     """
-    K = _check_gram(K)
+    K = _check_gram(K, psd=bool(check_psd))
     tol = check_positive(tol, "tol")
     max_iter = _check_iter(max_iter)
     if engine not in ("numba", "numpy"):
@@ -274,13 +286,14 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
     if not converged:
         warnings.warn(f"enclosing_sphere: max_iter={max_iter} reached with gap {gap:.3g} > tol * r2 = "
                       f"{tol * max(f, _TINY):.3g}", ConvergenceWarning, stacklevel=2)
-    return SphereResult(r2=f, beta=beta, center_weights=beta, upper=f + gap, gap=gap, iterations=it,
-                        converged=converged)
+    # floats and a Python bool: the floor is a numpy scalar, so the comparisons can give np.bool_
+    return SphereResult(r2=float(f), beta=beta, center_weights=beta, upper=float(f + gap), gap=float(gap),
+                        iterations=int(it), converged=bool(converged))
 
 
 # --------------------------------------------------------------------------- the diameter ("ER")
 
-def squared_diameter(K) -> float:
+def squared_diameter(K, *, check_psd: bool = True) -> float:
     """The paper's "ER" radius: R^2 := max_{i,j} ||phi(x_i) - phi(x_j)||^2 = max_{i,j} K_ii + K_jj - 2 K_ij.
 
     An alternative to eq. (9) in Aksu; note there is no factor 1/4, so it is about four times the
@@ -289,13 +302,20 @@ def squared_diameter(K) -> float:
     Parameters
     ----------
     K : array_like of shape (n, n)
-        Gram matrix (symmetric, non-negative diagonal).
+        Gram matrix (symmetric, positive semidefinite).
+    check_psd : bool, default True
+        Verify positive semidefiniteness (Cholesky, O(n^3 / 3)), as in :func:`enclosing_sphere`.
 
     Returns
     -------
     float
+
+    Raises
+    ------
+    ValueError
+        K not a finite symmetric square matrix with non-negative diagonal, or not PSD.
     """
-    K = _check_gram(K)
+    K = _check_gram(K, psd=bool(check_psd))
     d = np.diag(K)
     return max(float((d[:, None] + d[None, :] - 2.0 * K).max()), 0.0)
 
@@ -310,18 +330,25 @@ def radius_squared(K, method: str = "sphere", **kw) -> float:
     method : {"sphere", "diameter"}
         ``"sphere"``: eq. (9), the squared radius of the smallest enclosing sphere ("tR"; computed by
         :func:`enclosing_sphere`, to which ``kw`` is passed). ``"diameter"``: the squared diameter
-        max_ij ||x_i - x_j||^2 ("ER"; :func:`squared_diameter`, no options).
+        max_ij ||x_i - x_j||^2 ("ER"; :func:`squared_diameter`, whose only option is ``check_psd``).
 
     Returns
     -------
     float
         For the sphere, f(beta) at the solver's final point (within ``tol`` relative of R^2, below it).
+
+    Raises
+    ------
+    ValueError
+        ``K`` not a symmetric positive semidefinite matrix (an indefinite K is no Gram matrix, and
+        its "radius" would be meaningless), or bad options.
     """
     if _check_method(method) == "sphere":
         return enclosing_sphere(K, **kw).r2
-    if kw:
-        raise ValueError(f"method: 'diameter' takes no options, got {sorted(kw)}")
-    return squared_diameter(K)
+    extra = sorted(set(kw) - {"check_psd"})
+    if extra:
+        raise ValueError(f"method: 'diameter' takes no options but check_psd, got {extra}")
+    return squared_diameter(K, **kw)
 
 
 def jung_interval(diameter2, m):

@@ -16,30 +16,53 @@ M vanishes outside the support of alpha, so the maximisation reduces to that sup
 coordinate carrying the linear term of all other samples (:func:`reduced_ball_problem`); the
 factorisation (Cholesky, or the eigendecomposition in the hard case) then costs O(|supp|^3)
 instead of O(n^3).
+
+G is maximised in its centred form. Its gradient at w_tilde is the vector rho of Fenchel-Young
+residuals rho_i = l(m_i) + l*(-alpha_i) + alpha_i m_i >= 0 (2 (A w_tilde)_i = alpha_i m_i), and
+G(w_tilde) = w_tilde^T rho, the fit's own gap, so
+
+    G(w_tilde + delta) = w_tilde^T rho + rho^T delta + delta^T A delta,
+
+a sum of non-negative terms at delta = 0, computed without the cancellation of eq. (11) as
+written, whose parts sum_i w_i c_i and w_tilde^T A w_tilde are each of size sum_i w_i alpha_i
+and cancel down to the (often tiny) gap: with weights of 1e50 the computed maximum fell below
+G(w_tilde), even to 0, and support vectors were marked removable. The rule then allows for the
+rounding of the margins, which the gap multiplies by the weights (:func:`_rounding_allowance`;
+with weights far above 1 / lam it leaves nothing provably removable). As a last defence, a
+maximum that is not finite or lies below G(w_tilde) (impossible in exact arithmetic) makes
+:func:`drsss` refuse to screen (nothing removable, with a warning).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from .._validation import check_positive, check_vector
 from .quadratic_ball import maximize_quadratic_on_ball
-from .weighted_svm import _check_dual_point, _check_problem, _margins, fit_weighted_svm, loss_conjugate, loss_value
+from .weighted_svm import (_check_dual_point, _check_problem, _margins, fenchel_young_residuals, fit_weighted_svm,
+                           loss_conjugate, loss_value)
 
 __all__ = ["GapQuadratic", "gap_quadratic", "reduced_ball_problem", "max_gap_on_ball", "DRSSSResult",
            "drsss", "drsss_screen"]
 
 
 class GapQuadratic(NamedTuple):
-    """G(w) = w^T A w + 2 b^T w + const (eq. 11 in the form of Theorem 4.1), and the margins."""
+    """G(w) = w^T A w + 2 b^T w + const (eq. 11 in the form of Theorem 4.1), and the margins.
+
+    ``residuals`` (optional) are the Fenchel-Young residuals rho of the fitted pair, the gradient
+    of G at w_tilde (see the module docstring); :func:`max_gap_on_ball` uses them for the centred,
+    cancellation-free form of G.
+    """
 
     A: np.ndarray
     b: np.ndarray
     const: float
     margins: np.ndarray
+    residuals: np.ndarray | None = None
 
     def value(self, w) -> float:
         w = np.asarray(w, float)
@@ -61,7 +84,7 @@ def gap_quadratic(K, y, lam, w_tilde, alpha_hat, loss: str = "hinge", check_psd:
     ya = y * alpha
     M = ya[:, None] * K * ya[None, :]
     A = M / (2.0 * lam)
-    return GapQuadratic(A, 0.5 * c, float(w_tilde @ A @ w_tilde), m)
+    return GapQuadratic(A, 0.5 * c, float(w_tilde @ A @ w_tilde), m, fenchel_young_residuals(m, alpha, loss))
 
 
 def reduced_ball_problem(q: GapQuadratic, center, support):
@@ -85,9 +108,16 @@ def reduced_ball_problem(q: GapQuadratic, center, support):
 
 
 def max_gap_on_ball(q: GapQuadratic, w_tilde, S, alpha=None, reduce: bool = True) -> float:
-    """max over ||w - w_tilde|| <= S of G(w) (Theorem 4.1), optionally on the support of alpha."""
+    """max over ||w - w_tilde|| <= S of G(w) (Theorem 4.1), optionally on the support of alpha.
+
+    With ``q.residuals`` (as :func:`gap_quadratic` returns it) the maximum is taken in the centred
+    form w_tilde^T rho + max_{||delta|| <= S} delta^T A delta + rho^T delta (module docstring),
+    which is >= G(w_tilde) term by term; otherwise eq. (11) as written is maximised.
+    """
     S = check_positive(S, "S")
     w_tilde = np.asarray(w_tilde, float)
+    if q.residuals is not None:
+        return _max_gap_centred(q, w_tilde, S, alpha, reduce)
     if reduce and alpha is not None:
         support = np.flatnonzero(np.asarray(alpha) != 0)
         if support.size == 0:  # A = 0: a linear function on a ball
@@ -97,8 +127,27 @@ def max_gap_on_ball(q: GapQuadratic, w_tilde, S, alpha=None, reduce: bool = True
     return float(maximize_quadratic_on_ball(q.A, q.b, w_tilde, S).value + q.const)
 
 
+def _max_gap_centred(q: GapQuadratic, w_tilde, S, alpha, reduce) -> float:
+    """w_tilde^T rho + max over ||delta|| <= S of delta^T A delta + 2 (rho / 2)^T delta."""
+    rho = np.asarray(q.residuals, float)
+    at_centre = float(w_tilde @ rho)                 # weights and residuals >= 0: no cancellation
+    half = 0.5 * rho
+    if reduce and alpha is not None:
+        support = np.flatnonzero(np.asarray(alpha) != 0)
+        if support.size == 0:                        # A = 0: a linear function on a ball
+            return at_centre + 2.0 * S * float(np.linalg.norm(half))
+        A2, b2, c2, const = reduced_ball_problem(q._replace(b=half, const=0.0), np.zeros(w_tilde.size), support)
+        return at_centre + float(maximize_quadratic_on_ball(A2, b2, c2, S).value + const)
+    return at_centre + float(maximize_quadratic_on_ball(q.A, half, np.zeros(w_tilde.size), S).value)
+
+
 class DRSSSResult(NamedTuple):
-    """Outcome of :func:`drsss`: the mask of removable samples and what produced it."""
+    """Outcome of :func:`drsss`: the mask of removable samples and what produced it.
+
+    ``radius`` = sqrt(2 max_gap / lam) and ``max_gap`` are the theorem's values from the computed
+    gap; ``rounding`` is the allowance for floating-point error that the mask also respects (see
+    :func:`drsss`). After a refusal, radius and max_gap are inf and nothing is removable.
+    """
 
     removable: np.ndarray
     radius: float
@@ -106,6 +155,40 @@ class DRSSSResult(NamedTuple):
     margins: np.ndarray
     alpha: np.ndarray
     fit_gap: float
+    rounding: float = 0.0
+
+
+_EPS = float(np.finfo(float).eps)
+
+
+def _rounding_allowance(K, y, lam, w_tilde, alpha, S, loss, q, g):
+    """Bounds on the floating-point error of the margins (mu, per sample) and of the maximal gap (E).
+
+    The margins m = y (K (y w_tilde alpha)) / lam are dot products of length n: each is within
+    mu_i = gamma (|K| |w_tilde alpha|)_i / lam of the exact margin of beta(alpha_hat), with
+    gamma = (n + 2) eps / (1 - (n + 2) eps) (Higham's bound for any summation order, plus the
+    roundings of w_tilde alpha and of the division). The residual rho_i moves by at most L_i mu_i
+    when m_i does (L_i = max(alpha_i, 1 - alpha_i) for the hinge loss, max(alpha_i,
+    2 (|1 - m_i - alpha_i / 2| + mu_i)) for the squared hinge), so over the ball the gap
+    w^T rho + ... moves by at most sum_i w_tilde_i L_i mu_i + S ||L mu|| (Cauchy-Schwarz). Added:
+    gamma S^2 ||A_supp||_F for the rounding of A = M / (2 lam), and 8 n eps G for the evaluation of
+    G itself (sums of non-negative terms; the ball solver's certificate tolerance is 4 n eps).
+    These terms are usually ~1e-5 of G; with weights far above 1 / lam (the hinge terms of a
+    near-hard-margin problem, whose margins are known to ~1e-16 but are multiplied by the weights)
+    they dominate, and then nothing can be proved removable."""
+    n = y.shape[0]
+    gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu = gamma * (np.abs(K) @ np.abs(w_tilde * alpha)) / lam
+        if loss == "hinge":
+            L = np.maximum(alpha, 1.0 - alpha)
+        else:
+            L = np.maximum(alpha, 2.0 * (np.abs(1.0 - q.margins - 0.5 * alpha) + mu))
+        Lmu = L * mu
+        supp = np.flatnonzero(alpha != 0)
+        E_A = gamma * S * S * float(np.linalg.norm(q.A[np.ix_(supp, supp)])) if supp.size else 0.0
+        E = float(w_tilde @ Lmu) + S * float(np.linalg.norm(Lmu)) + E_A + 8.0 * n * _EPS * g
+    return mu, E
 
 
 def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bool = True,
@@ -116,6 +199,21 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
     and applies rule (8): removable where m_i - sqrt(K_ii) R > 1 (hinge; >= 1 for squared hinge).
     The weights in W may be negative where the ball leaves the orthant; maximising over the whole
     ball only enlarges R, so the rule stays safe for the nonnegative weights in W.
+
+    The rule is applied with its floating-point error accounted for: a sample is removable only if
+    m_i - mu_i - sqrt(K_ii) R' clears the threshold, with mu_i a bound on the rounding error of
+    m_i and R' = sqrt(2 (G + E) / lam), E a bound on the error of the maximal gap G
+    (:func:`_rounding_allowance`). On well-scaled problems this changes no decision except for
+    samples within about 1e-5 R of the threshold (whose removal rounding could not prove); with
+    weights far above 1 / lam (a near-hard-margin problem) E dominates and nothing is removable.
+    If the computed maximum is not finite or lies below the gap at w_tilde (impossible in exact
+    arithmetic), the rule refuses: nothing removable, a RuntimeWarning, radius and max_gap inf.
+
+    Returns
+    -------
+    DRSSSResult
+        ``removable`` (the mask), ``radius`` = sqrt(2 G / lam), ``max_gap`` = G, ``margins``,
+        ``alpha``, ``fit_gap`` (NaN when ``alpha_hat`` is given) and ``rounding`` = E.
     """
     K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
     S = check_positive(S, "S")
@@ -126,13 +224,27 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
         alpha = check_vector(alpha_hat, "alpha_hat", y.shape[0])
         fit_gap = float("nan")
     q = gap_quadratic(K, y, lam, w_tilde, alpha, loss, check_psd=False)
-    g = max(max_gap_on_ball(q, w_tilde, S, alpha, reduce=reduce), 0.0)
+    g = max_gap_on_ball(q, w_tilde, S, alpha, reduce=reduce)
+    at_centre = float(w_tilde @ q.residuals)
+    mu, E = _rounding_allowance(K, y, lam, w_tilde, alpha, S, loss, q, g) if math.isfinite(g) else (None, math.inf)
+    if not (math.isfinite(g) and g >= at_centre and math.isfinite(E)):
+        # impossible in exact arithmetic (the maximum over W includes w_tilde), or beyond float64:
+        # the bound cannot be trusted, so nothing is proved removable
+        warnings.warn(f"drsss: the maximal gap over W ({g:.6g}) is not a finite number at least the gap "
+                      f"at w_tilde ({at_centre:.6g}); refusing to screen (nothing removable)",
+                      RuntimeWarning, stacklevel=2)
+        return DRSSSResult(np.zeros(y.shape[0], bool), math.inf, math.inf, q.margins, alpha, fit_gap, math.inf)
     R = math.sqrt(2.0 * g / lam)
-    lower = q.margins - np.sqrt(np.maximum(np.diag(K), 0.0)) * R
+    R_safe = math.sqrt(2.0 * (g + E) / lam)
+    spread = np.sqrt(np.maximum(np.diag(K), 0.0))
+    lower = q.margins - mu - spread * R_safe
     removable = lower > 1.0 if loss == "hinge" else lower >= 1.0
-    return DRSSSResult(removable, R, g, q.margins, alpha, fit_gap)
+    return DRSSSResult(removable, R, g, q.margins, alpha, fit_gap, E)
 
 
 def drsss_screen(K, y, lam, w_tilde, S, loss: str = "hinge") -> np.ndarray:
-    """Boolean mask, True = sample removable for every w with ||w - w_tilde|| <= S (Theorem 3.5)."""
+    """Boolean mask, True = sample removable for every w with ||w - w_tilde|| <= S (Theorem 3.5).
+
+    See :func:`drsss` for the floating-point allowance and the refusal to screen.
+    """
     return drsss(K, y, lam, w_tilde, S, loss).removable

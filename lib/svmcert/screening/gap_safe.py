@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import check_positive, check_real
 from .weighted_svm import _check_dual_point, _check_problem, _parts
 
 __all__ = ["gap_safe_radius", "MarginInterval", "margin_interval", "sss_screen"]
@@ -33,21 +33,23 @@ def gap_safe_radius(primal, dual, kappa) -> float:
 
     Parameters
     ----------
-    primal : P_w(beta_hat) (finite); dual : D_w(alpha_hat) (finite; -inf gives r = inf).
+    primal : real number, P_w(beta_hat) (finite).
+    dual : real number, D_w(alpha_hat) (finite; -inf gives r = inf).
+        Python or numpy real numbers, or 0-d arrays; strings and booleans are rejected (they are
+        not objective values, even where ``float()`` would convert them).
     kappa : strong-convexity modulus of P_w (lam for rho = lam/2 ||beta||^2).
 
     Raises
     ------
     ValueError
+        Naming the argument: ``primal`` or ``dual`` not a real number (string, bool, array),
+        ``primal`` not finite, ``dual`` NaN or +inf, ``kappa`` not a finite number > 0.
         If P < D beyond rounding (weak duality fails: the pair is not a primal value and a dual
         value of the same problem). Differences of P and D within 1e3 eps max(|P|, |D|, 1), the
         rounding of the sums that produce them, count as a zero gap.
     """
     kappa = check_positive(kappa, "kappa")
-    try:
-        P, D = float(primal), float(dual)
-    except (TypeError, ValueError):
-        raise ValueError(f"primal, dual: expected real numbers, got {primal!r}, {dual!r}") from None
+    P, D = check_real(primal, "primal"), check_real(dual, "dual")
     if not math.isfinite(P):
         raise ValueError(f"primal: expected a finite number, got {P!r}")
     if math.isnan(D) or D == math.inf:

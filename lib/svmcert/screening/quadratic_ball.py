@@ -23,6 +23,7 @@ hard-case candidates of Theorem D.2) and is kept as a tested reference path.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -255,12 +256,65 @@ def secular_roots(phi, xi, radius):
     -------
     ndarray
         The roots in increasing order (empty if every xi_i is 0).
+
+    Notes
+    -----
+    Inputs with magnitudes outside 2^-100 .. 2^100 are scaled by powers of 2 first (the roots are
+    homogeneous: see the code), so data scaled by 1e+-300 gives the scaled roots.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument for bad input; ``phi`` or ``xi`` when their entries span more than
+        the float64 range (some vanish after scaling, and their roots could not be resolved);
+        ``phi, xi, radius`` when roots exceed the float64 range.
     """
     phi = check_vector(phi, "phi")
     xi = check_vector(xi, "xi", phi.shape[0])
     radius = check_positive(radius, "radius")
+    e_phi, e_xi = _exponent(float(np.abs(phi).max(initial=0.0))), _exponent(_norm(xi))
+    e_S = _exponent(radius)
+    if all(e is None or abs(e) <= SAFE_EXPONENT for e in (e_phi, e_xi, e_S)):
+        return _secular_roots(phi, xi, radius)
+    # Extreme magnitudes (the squares in T would over- or underflow): with a = 2^ka and c = 2^kc,
+    # T(nu; phi, xi) = S^2  iff  T(nu / a; phi / a, xi / (a c)) = (S / c)^2, so the roots are
+    # a times those of a problem with |phi| <= 1, ||xi|| / S <= 2 and S in [0.5, 1) (exact scalings).
+    kc = e_S
+    ka = max(e for e in (e_phi, None if e_xi is None else e_xi - e_S + 1) if e is not None) if (
+        e_phi is not None or e_xi is not None) else 0
+    phi_s, xi_s = np.ldexp(phi, -ka), np.ldexp(xi, -ka - kc)
+    for name, v, vs in (("phi", phi, phi_s), ("xi", xi, xi_s)):
+        if np.any((v != 0) & (vs == 0)):
+            raise ValueError(f"{name}: entries span more than the float64 range relative to the problem's "
+                             f"scale (some vanish after scaling by 2^{-ka}); their roots cannot be resolved")
+    with np.errstate(over="ignore"):
+        roots = np.ldexp(_secular_roots(phi_s, xi_s, math.ldexp(radius, -kc)), ka)
+    if not np.all(np.isfinite(roots)):
+        raise ValueError("phi, xi, radius: some roots of T(nu) = radius^2 exceed the float64 range")
+    return roots
+
+
+def _secular_roots(phi, xi, radius):
     p, w = _group(phi, xi)
     return np.array(sorted(p[k] + off for k, off in _root_offsets(p, w, radius)), dtype=float)
+
+
+SAFE_EXPONENT = 100
+"""Inputs whose magnitudes (radius, max|phi| or max|A|, ||xi|| or ||A center + b||) lie within
+2^-100 .. 2^100 are solved as given: every square and product of two of them the algorithms form
+then stays inside float64. Others are first scaled by powers of 2 (exact), solved, and scaled
+back; results beyond float64 raise ValueError."""
+
+
+NEGLIGIBLE_EXPONENT = 200
+"""In the scaled problem, a quadratic or linear term smaller than 2^-200 times the other (both
+measured by their largest possible contribution) is dropped: it cannot change the value by a
+rounding (2^-52), and its squares and cubes, which the root searches form, would underflow."""
+
+
+def _exponent(x: float) -> int | None:
+    """e with x = m 2^e, 0.5 <= m < 1 (None for 0)."""
+    return None if x == 0.0 else math.frexp(x)[1]
 
 
 def secular_function(nu, phi, xi):
@@ -384,18 +438,43 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
     -------
     BallMaximum(value, w, nu)
 
+    Notes
+    -----
+    When radius, max|A| or ||A center + b|| lies outside 2^-100 .. 2^100 (SAFE_EXPONENT), the
+    squares the methods form could over- or underflow (radius = 1e-300 divided by zero), so the
+    problem is first written in the offset from the centre and scaled by powers of 2 (exact) to
+    radius in [0.5, 1) and data of magnitude about 1, solved, and scaled back. Other inputs are
+    solved as given.
+
     Raises
     ------
     ValueError
         If A is not square, symmetric and finite, b or center have the wrong length or are not
         finite, radius is not a finite number > 0, method is unknown, or (``"enumerate"``) A is
-        not PSD.
+        not PSD; naming ``A, b, center, radius`` when the maximum, its multiplier or its point
+        (or A center + b) exceeds the float64 range.
     RuntimeError
         ``method="cholesky"`` only: the Newton path does not apply (see above).
     """
     if method not in ("auto", "cholesky", "rightmost", "enumerate"):
         raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")
     A, b, center, radius = _check_problem(A, b, center, radius)
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = A @ center + b
+    if not np.all(np.isfinite(g)):                  # products overflowed: scale A and center first
+        eA, ec = math.frexp(float(np.abs(A).max()))[1], math.frexp(float(np.abs(center).max()))[1]
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = np.ldexp(np.ldexp(A, -eA) @ np.ldexp(center, -ec), eA + ec) + b
+        if not np.all(np.isfinite(g)):
+            raise ValueError("A, b, center: the gradient A center + b at the centre exceeds the float64 range")
+    e_S, e_A, e_g = _exponent(radius), _exponent(float(np.abs(A).max())), _exponent(_norm(g))
+    if all(e is None or abs(e) <= SAFE_EXPONENT for e in (e_S, e_A, e_g)):
+        return _maximize_checked(A, b, center, radius, method)
+    return _maximize_scaled(A, b, g, center, radius, method, e_S, e_A, e_g)
+
+
+def _maximize_checked(A, b, center, radius, method):
+    """:func:`maximize_quadratic_on_ball` for validated arguments of moderate magnitude."""
     if method in ("auto", "cholesky"):
         from .ball_newton import newton_on_checked    # imports this module: import here, not at the top
 
@@ -412,3 +491,37 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
     phi_r, xi_r = _resolve(phi, xi, center, b)
     best = max(_enumerate(phi_r, V, xi_r, fc, center, radius), key=lambda s: s.value)
     return BallMaximum(best.value, best.w, best.nu)
+
+
+def _maximize_scaled(A, b, g, center, radius, method, e_S, e_A, e_g):
+    """Problem (12) with extreme magnitudes, solved in the offset d = w - center, where it reads
+    max d'Ad + 2g'd over ||d|| <= S (g = A center + b). With d = 2^eS u and the value in units of
+    2^eq (eq the exponent of the larger of S^2 max|A| and S ||g||) this is max u'A'u + 2g''u over
+    ||u|| <= S 2^-eS, a radius in [0.5, 1), with A' = A 2^(2 eS - eq) and g'' = g 2^(eS - eq)
+    both of magnitude at most about 1: exact scalings, and entries that underflow in them lie
+    below eps of the value's scale. Then value = f(center) + 2^eq value', w = center + 2^eS u and
+    nu = 2^(eq - 2 eS) nu' (from A d + g = nu d)."""
+    n = A.shape[0]
+    e_quad = None if e_A is None else 2 * e_S + e_A
+    e_lin = None if e_g is None else e_S + e_g
+    e_q = max((e for e in (e_quad, e_lin) if e is not None), default=0)
+    A_s, g_s = np.ldexp(A, 2 * e_S - e_q), np.ldexp(g, e_S - e_q)
+    if method == "enumerate":                    # PSD is scale-free: test it before any term is dropped
+        _require_psd(np.linalg.eigvalsh(A_s), "method='enumerate' relies on the maximum lying on the sphere, "
+                                              "Lemma D.3")
+    # A term below 2^-NEGLIGIBLE_EXPONENT of the other changes the value by far less than one
+    # rounding; kept, its squares and cubes (pole gaps, weights) would underflow in the root search.
+    if e_quad is not None and e_quad < e_q - NEGLIGIBLE_EXPONENT:
+        A_s = np.zeros_like(A_s)
+    if e_lin is not None and e_lin < e_q - NEGLIGIBLE_EXPONENT:
+        g_s = np.zeros_like(g_s)
+    res = _maximize_checked(A_s, g_s, np.zeros(n), math.ldexp(radius, -e_S), method)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f_center = float(center @ (g + b))              # c'Ac + 2b'c, as in secular_data
+        value = f_center + float(np.ldexp(res.value, e_q))
+        w = center + np.ldexp(res.w, e_S)
+        nu = float(np.ldexp(res.nu, e_q - 2 * e_S))
+    if not (math.isfinite(value) and math.isfinite(nu) and np.all(np.isfinite(w))):
+        raise ValueError(f"A, b, center, radius: the maximum (about 2^{e_q} above f(center) = {f_center:.3g}), "
+                         f"its multiplier or its point exceeds the float64 range (radius = {radius:.3g})")
+    return BallMaximum(float(value), w, float(nu))

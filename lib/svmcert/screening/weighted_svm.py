@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_iterations, check_labels, check_matrix, check_positive, check_vector
+from .._validation import check_gram, check_iterations, check_labels, check_matrix, check_positive, check_vector
 from ..signsvm.result import ConvergenceWarning
 from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_numpy, epoch_numpy, matvec_compiled,
                             pivoted_cholesky)
@@ -83,36 +83,6 @@ def regularised_intercept(K, scale: float = 1.0) -> np.ndarray:
     K = check_matrix(K, "K")
     scale = check_positive(scale, "scale")
     return K + scale * scale
-
-
-def check_gram(K, n: int | None = None, name: str = "K", psd: bool = True) -> np.ndarray:
-    """Validate a Gram matrix: square (n x n), finite, symmetric and (with ``psd``) positive
-    semidefinite up to rounding, tested by a Cholesky factorisation of K + tau I with
-    tau = 100 n eps max_i K_ii (O(n^3 / 3)), eps the machine epsilon of K's own dtype (a float32
-    Gram matrix of low rank is indefinite at the float32 rounding level)."""
-    dtype = getattr(K, "dtype", None)
-    eps = np.finfo(dtype).eps if dtype is not None and np.issubdtype(dtype, np.floating) else np.finfo(float).eps
-    eps = max(float(eps), float(np.finfo(float).eps))
-    K = check_matrix(K, name)
-    if K.shape[0] != K.shape[1] or (n is not None and K.shape[0] != n):
-        want = f"({n}, {n})" if n is not None else "square"
-        raise ValueError(f"{name}: expected a {want} Gram matrix, got shape {K.shape}")
-    scale = max(float(np.abs(K).max()), np.finfo(float).tiny)
-    if np.abs(K - K.T).max() > 1e-10 * scale:
-        raise ValueError(f"{name}: expected a symmetric matrix, max |K - K^T| = {np.abs(K - K.T).max():.3g}")
-    if psd:
-        diag = np.diag(K)
-        if diag.min() < -1e-12 * scale:
-            raise ValueError(f"{name}: expected a positive semidefinite matrix, found diagonal entry {diag.min():.3g}")
-        tau = 100.0 * K.shape[0] * eps * max(float(diag.max()), np.finfo(float).tiny)
-        from threadpoolctl import threadpool_limits
-
-        try:
-            with threadpool_limits(limits=1, user_api="blas"):  # one thread: robust when cores are shared
-                np.linalg.cholesky(K + tau * np.eye(K.shape[0]))
-        except np.linalg.LinAlgError:
-            raise ValueError(f"{name}: expected a positive semidefinite matrix (Cholesky of K + {tau:.1e} I failed)") from None
-    return K
 
 
 def _check_problem(K, y, lam, weights, loss, psd=True, weights_name="weights"):

@@ -36,10 +36,48 @@ __all__ = [
 ]
 
 
+_SQ_LOW = 2.0 ** -900
+"""Below this largest squared row norm, squares of its small entries may have underflowed
+(lost to subnormals or zero), so the norm is recomputed after scaling."""
+
+
+def _max_row_norm(X: np.ndarray) -> float:
+    """R for a validated X: sqrt(max_i sum_j X_ij^2) directly when the squares are representable
+    (every ordinary X: the result is unchanged), otherwise after scaling X by the power of 2
+    nearest its largest magnitude (exact), so that R is right wherever R itself is a float."""
+    m = float(np.max(np.einsum("ij,ij->i", X, X)))
+    if math.isfinite(m) and m > _SQ_LOW:
+        return float(np.sqrt(m))
+    top = float(np.abs(X).max())
+    if top == 0.0:
+        return 0.0
+    e = math.frexp(top)[1]
+    Xs = np.ldexp(X, -e)                       # entries in (-1, 1), exact
+    return math.ldexp(float(np.sqrt(np.max(np.einsum("ij,ij->i", Xs, Xs)))), e)
+
+
 def max_row_norm(X) -> float:
-    """R = max_i ||x_i||, the radius of the data used by Sec. 4 and Lemma 2."""
+    """R = max_i ||x_i||, the radius of the data used by Sec. 4 and Lemma 2.
+
+    Computed without overflow or underflow of the squares (X scaled by a power of 2 first when
+    they would leave the float64 range), so R is exact to rounding for any finite X.
+    """
     X = check_matrix(X, "X")
-    return float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+    return _max_row_norm(X)
+
+
+def _curvature(X: np.ndarray, lam: float) -> tuple[float, float]:
+    """(R, R^2 / lam) for validated X and lam; the second may be inf (beyond float64)."""
+    R = _max_row_norm(X)
+    try:
+        C = R ** 2 / lam                       # the formula of Lemma 2 as evaluated before
+    except OverflowError:                      # Python floats raise where numpy gives inf
+        C = math.inf
+    if not math.isfinite(C) or (C == 0.0 and R > 0.0):
+        # R^2 over- or underflows although R^2 / lam may not: one product, one quotient
+        with np.errstate(over="ignore", under="ignore"):
+            C = R * (R / lam) if R > lam else (R / lam) * R
+    return R, float(C)
 
 
 def _check_T(T):
@@ -54,9 +92,26 @@ def _as_output(value, T):
 
 
 def curvature_bound(X, lam) -> float:
-    """Lemma 2: the curvature of F = -D on [0, 1]^n satisfies C_F <= R^2 / lam."""
+    """Lemma 2: the curvature of F = -D on [0, 1]^n satisfies C_F <= R^2 / lam.
+
+    R itself is computed without overflow or underflow (:func:`max_row_norm`), and R^2 / lam as
+    one product and one quotient where R^2 alone would leave the float64 range, so the result is
+    the rounded value of R^2 / lam whenever that is a finite float (a value below the smallest
+    subnormal rounds to 0, as any float64 result does).
+
+    Raises
+    ------
+    ValueError
+        Naming ``X`` and ``lam`` when R^2 / lam exceeds the float64 range (~1.8e308): an
+        infinite "upper bound" would be useless in silence.
+    """
+    X = check_matrix(X, "X")
     lam = check_positive(lam, "lam")
-    return max_row_norm(X) ** 2 / lam
+    R, C = _curvature(X, lam)
+    if not math.isfinite(C):
+        raise ValueError(f"X, lam: the curvature bound R^2 / lam with R = max_i ||x_i|| = {R:.6g} and "
+                         f"lam = {lam:.6g} exceeds the float64 range; rescale X")
+    return C
 
 
 def curvature_spectral_bound(X, lam) -> float:
@@ -132,11 +187,23 @@ def frank_wolfe_iteration_bound(X, lam, eps) -> int:
 
     For every such T the theorem states D(alpha*) - D(alpha^(T)) <= eps. Natural numbers start
     at 1 here (as in Theorem 4.1, whose log(T)/T needs T >= 1): when eps >= R^2 / lam the
-    condition allows every T >= 1.
+    condition allows every T >= 1. A Python int, of any size: when 2 R^2 / (lam eps) exceeds
+    the float64 range it is evaluated in exact rational arithmetic from R, lam and eps.
     """
+    X = check_matrix(X, "X")
+    lam = check_positive(lam, "lam")
     eps = check_positive(eps, "eps")
-    C = curvature_bound(X, lam)
-    return max(1, int(math.ceil(2.0 * C / eps - 2.0)))
+    R, C = _curvature(X, lam)
+    with np.errstate(over="ignore"):
+        bound = 2.0 * C / eps - 2.0
+    if math.isfinite(bound):
+        return max(1, int(math.ceil(bound)))
+    # 2 R^2 / (lam eps) beyond float64 (e.g. X scaled by 1e155): T is still an integer, computed
+    # exactly from the floats R, lam and eps (Python integers have no range)
+    from fractions import Fraction
+
+    exact = 2 * Fraction(R) ** 2 / (Fraction(lam) * Fraction(eps)) - 2
+    return max(1, math.ceil(exact))
 
 
 # ----------------------------------------------------------------------------- curvature estimates

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import numbers
 import re
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_iterations, check_positive, check_sign
+from .._validation import check_iterations, check_positive, check_sign, reject_sparse
 from .solve import SOLVERS, solve
 
 __all__ = ["SignConstrainedSVC"]
@@ -74,7 +75,21 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
         return 1.0 / (check_positive(self.C, "C") * n)
 
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and binary labels y (any two values)."""
+        """Fit on X (n_samples, n_features) and binary labels y.
+
+        As in scikit-learn, the labels may be any two values of one kind (numbers, strings,
+        booleans): they are classes, mapped to -1 and +1 in the order of ``classes_``, and never
+        parsed (the strings "1" and "2" are two classes, not the numbers 1 and 2).
+
+        Raises
+        ------
+        ValueError
+            Naming ``X`` or ``y``: sparse or non-numeric X, complex labels, labels of mixed
+            kinds (strings and numbers), not exactly two classes, or any of scikit-learn's
+            input checks.
+        """
+        reject_sparse(X, "X")
+        _check_label_kind(y)
         with _naming_the_argument():
             X, y = validate_data(self, X, y, dtype=np.float64)
         with _naming_the_argument("y"):
@@ -114,6 +129,7 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Signed distance-like score <w, x> (+ intercept); positive means ``classes_[1]``."""
         check_is_fitted(self)
+        reject_sparse(X, "X")
         with _naming_the_argument():
             X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
@@ -123,6 +139,28 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
+
+
+def _check_label_kind(y) -> None:
+    """Reject complex labels and labels mixing strings with numbers, naming ``y``.
+
+    scikit-learn's combined X, y validation reports a complex y without naming it (it would be
+    blamed on X here), and a mix of kinds fails in sorting with a TypeError.
+    """
+    try:
+        arr = np.asarray(y)
+    except Exception:            # ragged or exotic input: left to scikit-learn's checks
+        return
+    if np.iscomplexobj(arr):
+        # scikit-learn's wording (check_estimator matches on it), prefixed with the argument
+        raise ValueError(f"y: Complex data not supported (complex labels, dtype {arr.dtype})")
+    if arr.dtype == object and arr.size:
+        kinds = {"string" if isinstance(v, str) else "number" if isinstance(v, numbers.Number) else
+                 type(v).__name__ for v in arr.ravel()}
+        if len(kinds) > 1:
+            raise ValueError(f"y: expected labels of one kind, got a mix of {sorted(kinds)}")
+        if "number" in kinds and any(isinstance(v, complex) for v in arr.ravel()):
+            raise ValueError("y: Complex data not supported (complex labels)")
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from scratch, the O(d^2) formulation of the paper, kept as a reference and for b
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -63,8 +64,12 @@ def _line_data(alpha, u_or_q, X, y, lam, sign, name):
         raise ValueError(f"{name}: expected alpha + q inside the cube [0, 1]^n, found range "
                          f"[{end.min():g}, {end.max():g}]")
     n = X.shape[0]
-    w0 = _omega(alpha, X, y, lam)
-    wq = X.T @ (y * q) / (lam * n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w0 = _omega(alpha, X, y, lam)
+        wq = X.T @ (y * q) / (lam * n)
+    if not (np.isfinite(w0).all() and np.isfinite(wq).all()):
+        raise ValueError(f"X, lam: omega = X^T (y alpha) / (lam n) is beyond the float64 range "
+                         f"(lam = {lam:.6g}); rescale X")
     return w0, wq, sign, lam, float(q.sum()) / n, float(alpha.sum()) / n
 
 
@@ -133,19 +138,32 @@ def pieces_sweep(w0, wq, sign, lam, sum_q, sum_a):
     enters = sign[order] * wq[order] > 0                          # moves with its sign: enters
     steady = active0.copy()
     steady[idx] = False                                           # active on every piece
-    terms = (wq * wq, w0 * wq, w0 * w0)
-    sums = []
-    for v in terms:
-        vo = v[order]
-        entered = np.bincount(groups[enters], weights=vo[enters], minlength=n_groups)
-        leaving = np.bincount(groups[~enters], weights=vo[~enters], minlength=n_groups)
-        prefix = np.concatenate([[0.0], np.cumsum(entered)])           # entered before piece k
-        suffix = np.concatenate([np.cumsum(leaving[::-1])[::-1], [0.0]])  # leave after piece k
-        sums.append(float(np.sum(v[steady])) + prefix + suffix)
-    sa, sb, sc = sums
+
+    def piece_sums(u0, uq):
+        out = []
+        for v in (uq * uq, u0 * uq, u0 * u0):
+            vo = v[order]
+            entered = np.bincount(groups[enters], weights=vo[enters], minlength=n_groups)
+            leaving = np.bincount(groups[~enters], weights=vo[~enters], minlength=n_groups)
+            prefix = np.concatenate([[0.0], np.cumsum(entered)])           # entered before piece k
+            suffix = np.concatenate([np.cumsum(leaving[::-1])[::-1], [0.0]])  # leave after piece k
+            out.append(float(np.sum(v[steady])) + prefix + suffix)
+        return out
+
     theta = np.concatenate([[0.0], t[starts], [1.0]])
-    # sa is a sum of squares (>= 0 in floating point too), so every a_k <= 0 exactly
-    return theta, -0.5 * lam * sa, -lam * sb + sum_q, -0.5 * lam * sc + sum_a
+    with np.errstate(over="ignore", invalid="ignore"):
+        sa, sb, sc = piece_sums(w0, wq)
+    if np.isfinite(sa).all() and np.isfinite(sb).all() and np.isfinite(sc).all():
+        # sa is a sum of squares (>= 0 in floating point too), so every a_k <= 0 exactly
+        return theta, -0.5 * lam * sa, -lam * sb + sum_q, -0.5 * lam * sc + sum_a
+    # Squares of omega beyond float64 (|omega| > 1e154), although lam/2 omega^2 may not be (lam < 2):
+    # the sums of omega / 2^e (exact) times lam, then scaled back by 4^e; a coefficient that is
+    # itself beyond float64 stays +-inf and the caller decides (line_search raises).
+    e = math.frexp(max(float(np.abs(w0).max(initial=0.0)), float(np.abs(wq).max(initial=0.0))))[1]
+    sa, sb, sc = piece_sums(np.ldexp(w0, -e), np.ldexp(wq, -e))
+    with np.errstate(over="ignore"):
+        return (theta, np.ldexp(-0.5 * lam * sa, 2 * e), np.ldexp(-lam * sb, 2 * e) + sum_q,
+                np.ldexp(-0.5 * lam * sc, 2 * e) + sum_a)
 
 
 def maximize_pieces(theta, a, b) -> float:
@@ -153,7 +171,14 @@ def maximize_pieces(theta, a, b) -> float:
 
     The derivative 2 a_k eta + b_k decreases; the maximiser is the first point where it reaches 0,
     or 1 if it stays positive (Fig. 2 of the paper: optimum at 0, at 1, or inside a piece).
+    Coefficients near the float64 limit (where 2 a_k would overflow) are first scaled by a common
+    power of 2, which changes neither the maximiser nor any comparison.
     """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    top = max(float(np.abs(a).max(initial=0.0)), float(np.abs(b).max(initial=0.0)))
+    if top > 2.0 ** 1000 and math.isfinite(top):
+        e = math.frexp(top)[1]
+        a, b = np.ldexp(a, -e), np.ldexp(b, -e)
     for k in range(len(a)):
         right = theta[k + 1]
         if 2 * a[k] * right + b[k] >= 0:
@@ -178,13 +203,30 @@ def line_search(alpha, u, X, y, lam, sign=None) -> LineSearch:
     -------
     LineSearch
         eta, breakpoints theta and piece coefficients (a, b, c).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument for bad input; naming ``X, lam`` when omega or the coefficients of
+        zeta exceed the float64 range (the dual objective along the line is then no float).
+        Where only the squares of omega overflow (|omega| > 1e154 with lam < 2), the sums are
+        formed after scaling omega by a power of 2 and the answer is exact to rounding.
     """
     alpha_arr, u_arr = _alpha_u(alpha, u, X, y)
     if u_arr.min() < 0 or u_arr.max() > 1:
         raise ValueError(f"u: expected every entry in [0, 1], found range [{u_arr.min():g}, {u_arr.max():g}]")
     w0, wq, sign, lam, sum_q, sum_a = _line_data(alpha_arr, u_arr - alpha_arr, X, y, lam, sign, "u")
     theta, a, b, c = pieces_sweep(w0, wq, sign, lam, sum_q, sum_a)
+    _require_finite_pieces(a, b, c, lam)
     return LineSearch(maximize_pieces(theta, a, b), theta, a, b, c)
+
+
+def _require_finite_pieces(a, b, c, lam):
+    """The coefficients of zeta are part of the answer: if they exceed float64, say so."""
+    if not (np.isfinite(a).all() and np.isfinite(b).all() and np.isfinite(c).all()):
+        raise ValueError(f"X, lam: the dual objective along this line is beyond the float64 range "
+                         f"(its coefficients lam/2 ||omega||^2, omega = X^T (y alpha) / (lam n), exceed "
+                         f"1.8e308 with lam = {lam:.6g}); rescale X")
 
 
 def line_search_pieces_quadratic(alpha, u, X, y, lam, sign=None) -> LineSearch:
@@ -216,4 +258,5 @@ def line_search_pieces_quadratic(alpha, u, X, y, lam, sign=None) -> LineSearch:
         b.append(-lam * np.sum(w0[act] * wq[act]) + sum_q)
         c.append(-0.5 * lam * np.sum(w0[act] ** 2) + sum_a)
     a, b, c = np.array(a), np.array(b), np.array(c)
+    _require_finite_pieces(a, b, c, lam)        # the reference does not rescale
     return LineSearch(maximize_pieces(theta, a, b), theta, a, b, c)

@@ -20,11 +20,12 @@ class SolverResult:
     Attributes
     ----------
     w : primal weights (feasible: sign * w >= 0).
-    alpha : dual point in [0, 1]^n (None for primal methods).
-    primal, dual : P(w) and D(alpha) (dual is None for primal methods).
-    gap : primal - dual, a certificate that P(w) - P* <= gap (None for primal methods).
+    alpha : dual point in [0, 1]^n (for the primal method :func:`~.projected_gradient.projected_gradient`,
+        one built from its sub-gradients).
+    primal, dual : P(w) and D(alpha).
+    gap : primal - dual, a certificate that P(w) - P* <= gap (weak duality, eq. 10).
     n_iter : iterations performed.
-    converged : whether the stopping rule was met.
+    converged : whether the relative gap reached the solver's ``tol``.
     history : per-iteration dict of lists: primal, dual, gap, seconds.
     """
 
