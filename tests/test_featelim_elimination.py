@@ -141,3 +141,18 @@ def test_bound_helpers_validate():
     with pytest.raises(ValueError, match="C"):
         l1svm_bound(1.0, 1.0, 0.0, 0.0)
     assert l1svm_bound(2.0, 3.0, 0.5, 1.0) == pytest.approx((2 + 1) * (3 + 1))
+
+
+def test_ties_go_to_the_smallest_index_whatever_the_rounding():
+    from svmcert.featelim.elimination import _stable_argmin
+
+    assert _stable_argmin(np.array([1.0 + 1e-12, 1.0, 2.0]), 1e-9) == 0      # a rounding-level tie
+    assert _stable_argmin(np.array([1.0 + 1e-6, 1.0, 2.0]), 1e-9) == 1       # a real difference
+    assert _stable_argmin(np.array([np.inf, np.inf]), 1e-9) == 0
+    # two identical features score the same up to rounding: the first of them goes first
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 4))
+    X[:, 3] = X[:, 1]
+    y = np.where(X[:, 0] + 0.5 * X[:, 2] > 0, 1.0, -1.0)
+    order = eliminate_features(X, y, "rfe", n_keep=1).order
+    assert order.index(1) < order.index(3)

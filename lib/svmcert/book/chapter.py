@@ -161,7 +161,7 @@ def current_chapter() -> Chapter:
 
 
 def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=(), exact=(), path_reason: str = "",
-               caption: str | None = None, display: bool = True):
+               tolerances: dict | None = None, caption: str | None = None, display: bool = True):
     """Write a table as CSV (atomically) and display it with its provenance note underneath.
 
     Parameters
@@ -179,6 +179,9 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
     exact : names of numeric columns that must be reproduced exactly (instance parameters, sizes,
         counts the mathematics fixes). Text columns are always exact; the other numeric columns
         are values, compared with ``rtol`` and ``atol``.
+    tolerances : dict, optional
+        ``{column: (rtol, atol)}`` for value columns whose accuracy differs from the table's: e.g.
+        a residual at the level of a solver's tolerance, which can move by that much.
     caption : optional sentence shown above the table.
     display : show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
@@ -210,11 +213,20 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
             classes[col] = "value" if pd.api.types.is_numeric_dtype(df[col]) and not pd.api.types.is_bool_dtype(df[col]) else "exact"
     if rtol < 0 or atol < 0:
         raise ValueError(f"rtol, atol: expected numbers >= 0, got {rtol}, {atol}")
+    per_column = {}
+    for col, pair in (tolerances or {}).items():
+        if col not in df.columns or classes.get(col) != "value":
+            raise ValueError(f"tolerances: {col!r} is not a value column of the table")
+        r, a = (float(x) for x in pair)
+        if r < 0 or a < 0:
+            raise ValueError(f"tolerances: expected (rtol, atol) >= 0 for {col!r}, got {pair!r}")
+        per_column[str(col)] = [r, a]
     chapter = current_chapter()
     path = chapter.tables_dir / f"{name}.csv"
     atomic_write_text(path, df.to_csv(index=False, float_format="%.10g"))
     provenance = chapter.provenance()
     meta = {"kind": "table", "rtol": rtol, "atol": atol, "columns": {str(c): classes[c] for c in df.columns},
+            "column_tolerances": per_column,
             "timing_columns": list(timing), "path_reason": path_reason, "caption": caption or "",
             "displayed": bool(display), "provenance": provenance}
     atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")

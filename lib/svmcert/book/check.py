@@ -6,7 +6,8 @@ check by writing a new ``.meta.json``).
 
 Tables: each column has a class in the table's ``.meta.json`` (``columns``): ``exact`` cells
 (text, counts, instance parameters) must be equal; ``value`` cells may move by
-``atol + rtol * |old|`` with the table's ``rtol`` and ``atol``; ``path`` and ``timing`` cells
+``atol + rtol * |old|`` with the table's ``rtol`` and ``atol`` (or the column's own, from
+``column_tolerances``); ``path`` and ``timing`` cells
 (iterations, wall clock) are not compared. Tables written before columns had classes declare
 their ``timing_columns`` only: their other numeric columns are values, text is exact.
 
@@ -110,7 +111,7 @@ def compare_tables(new_csv: str, old_csv: str, meta: dict) -> list[str]:
         return [f"columns changed: {list(old.columns)} -> {list(new.columns)}"]
     if len(new) != len(old):
         return [f"row count changed: {len(old)} -> {len(new)}"]
-    rtol, atol = float(meta.get("rtol", 0.0)), float(meta.get("atol", 0.0))
+    per_column = meta.get("column_tolerances") or {}
     is_num = lambda c: pd.api.types.is_numeric_dtype(new[c]) and pd.api.types.is_numeric_dtype(old[c])  # noqa: E731
     classes = column_classes(meta, new.columns, is_num)
     problems = []
@@ -119,6 +120,7 @@ def compare_tables(new_csv: str, old_csv: str, meta: dict) -> list[str]:
         if kind in ("path", "timing"):
             continue
         a, b = new[col], old[col]
+        rtol, atol = (float(x) for x in per_column.get(col, (meta.get("rtol", 0.0), meta.get("atol", 0.0))))
         if is_num(col):
             av, bv = a.to_numpy(float), b.to_numpy(float)
             same = (np.isnan(av) & np.isnan(bv)) | (av == bv)

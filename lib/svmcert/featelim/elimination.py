@@ -153,8 +153,19 @@ def candidate_scores(X, y, w, criterion: str, *, C_grid=(0.01, 0.1, 1.0, 10.0, 1
     return r2 * lo, info
 
 
+def _stable_argmin(scores, tie_rtol: float) -> int:
+    """Index of the smallest score; among scores within ``tie_rtol`` of it, the first (the
+    candidates are in the order of their original indices)."""
+    best = float(np.min(scores))
+    if not np.isfinite(best):
+        return int(np.argmin(scores))
+    tied = np.flatnonzero(scores <= best + tie_rtol * max(abs(best), 1.0))
+    return int(tied[0])
+
+
 def eliminate_features(X, y, criterion: str = "mfe-lo", *, n_keep: int = 1, C: float = 1e4,
-                       C_grid=(0.01, 0.1, 1.0, 10.0, 100.0), fit=None, keep_svms: bool = False) -> EliminationResult:
+                       C_grid=(0.01, 0.1, 1.0, 10.0, 100.0), fit=None, keep_svms: bool = False,
+                       tie_rtol: float = 1e-9) -> EliminationResult:
     """Remove features one by one until ``n_keep`` remain.
 
     Parameters
@@ -173,6 +184,11 @@ def eliminate_features(X, y, criterion: str = "mfe-lo", *, n_keep: int = 1, C: f
         The per-step SVM; default :func:`fit_linear_svm`.
     keep_svms : bool
         Keep each step's fitted SVM in its record (for held-out evaluation).
+    tie_rtol : float, default 1e-9
+        Scores within ``tie_rtol`` (relative, at least ``tie_rtol`` absolute) of the smallest are
+        ties, and the tie goes to the candidate with the smallest original index. Scores are
+        products of floating-point sums, so an exact tie (two equal features, a zero feature) comes
+        out in either order depending on rounding; this keeps the order the same on every machine.
     """
     X, y = check_X_y(X, y)
     if not ((y > 0).any() and (y < 0).any()):
@@ -198,7 +214,7 @@ def eliminate_features(X, y, criterion: str = "mfe-lo", *, n_keep: int = 1, C: f
         fallback = not np.isfinite(scores).any()
         if fallback:
             scores = w * w
-        j = int(np.argmin(scores))
+        j = _stable_argmin(scores, tie_rtol)
         best_C = None if info["best_C"] is None else float(info["best_C"][j])
         removed = remaining.pop(j)
         order.append(removed)
