@@ -11,8 +11,9 @@ Tables: each column has a class in the table's ``.meta.json`` (``columns``): ``e
 (iterations, wall clock) are not compared. Tables written before columns had classes declare
 their ``timing_columns`` only: their other numeric columns are values, text is exact.
 
-Claims: every field of a record must be equal — id, statement, source, comparison, tolerance,
-expectation, kind, quantity, instances, cause — and so must the verdict. ``observed`` and
+Claims: every field of a record must be equal — id, statement, source, comparison, tolerance (to
+1e-9 relative), expectation, kind, quantity, instances (except for path and timing claims, whose
+count of events is itself a path quantity), cause — and so must the verdict. ``observed`` and
 ``reference`` are compared by the record's quantity (HEAD's): ``exact`` equal, ``value`` within
 ``drift_atol + drift_rtol * max(1, |old|)`` (or the claim's own tolerance, if that is larger),
 ``path`` and ``timing`` not at all. A number that is not finite is always drift. A file that
@@ -37,6 +38,9 @@ __all__ = ["check_drift", "compare_tables", "compare_claims", "column_classes"]
 #: Claim fields that must not change at all between the committed record and a rerun.
 _FIXED_FIELDS = ("paper", "source", "statement", "reference_source", "comparison", "tolerance", "instances",
                  "expect", "chapter", "kind", "quantity", "cause", "note", "drift_rtol", "drift_atol", "timing")
+#: Fields that are numbers: equal up to 1e-9 relative counts as unchanged (a tolerance computed from
+#: the data moves in its last digits), anything more is a change.
+_FLOAT_FIELDS = ("tolerance", "drift_rtol", "drift_atol")
 _CLAIM_DEFAULTS = {"timing": False, "kind": "check", "quantity": None, "cause": "", "note": "",
                    "drift_rtol": 1e-9, "drift_atol": 0.0, "expect": "holds", "chapter": "", "reference_source": ""}
 
@@ -232,10 +236,16 @@ def compare_claims(new_text: str, old_text: str) -> list[str]:
         a, b = new[cid], old[cid]
         if a.get("passed") != b.get("passed"):
             problems.append(f"claim {cid!r}: verdict passed={b.get('passed')} -> passed={a.get('passed')}")
-        for name in _FIXED_FIELDS:
-            if _field(a, name) != _field(b, name):
-                problems.append(f"claim {cid!r}: {name} changed: {_field(b, name)!r} -> {_field(a, name)!r}")
         quantity = _quantity(b)
+        for name in _FIXED_FIELDS:
+            x, y = _field(a, name), _field(b, name)
+            if name == "instances" and quantity in ("path", "timing"):
+                continue   # how many events a path produced is itself a path quantity
+            if name in _FLOAT_FIELDS and _number(x) is not None and _number(y) is not None:
+                if abs(float(x) - float(y)) <= 1e-9 * max(abs(float(x)), abs(float(y))):
+                    continue   # a tolerance derived from the data, equal up to rounding
+            if x != y:
+                problems.append(f"claim {cid!r}: {name} changed: {y!r} -> {x!r}")
         if b.get("kind") == "not checked":
             continue
         problems += _compare_number(cid, "observed", a.get("observed"), b.get("observed"), quantity, b)

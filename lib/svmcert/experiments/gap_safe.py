@@ -111,15 +111,16 @@ def ball_pairs(F, y, lam, w, loss, path, alpha_star, beta_star, r_star, rng, n_p
 
 
 def null_direction(F):
-    """A unit vector e with F e = 0 (exists when F has more columns than its rank), else None."""
+    """A unit vector e with F e = 0 when F has more columns than rows (then one always exists), else
+    None: the last right singular vector. The choice depends on the shape alone, never on a
+    numerical rank, so the same instances get one on every machine."""
     if F.shape[1] <= F.shape[0]:
         return None
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        _, s, vt = np.linalg.svd(F, full_matrices=True)
-    rank = int(np.sum(s > s[0] * F.shape[1] * np.finfo(float).eps))
-    return vt[rank] if rank < F.shape[1] else None
+        _, _, vt = np.linalg.svd(F, full_matrices=True)
+    return vt[-1]
 
 
 def kernel_gap_rows(K, F, y, lam, w, loss, alphas, rng):

@@ -23,7 +23,7 @@ from .instances import instance_rng
 from .timing import clock
 
 __all__ = ["load_features", "warm_up", "dataset_checks", "regular_simplex_rows", "removal_path", "sweep_rows",
-           "spearman"]
+           "spearman", "same_first", "stable_order", "tied_ranks", "TIE_RTOL"]
 
 
 def load_features(name: str, max_rows: int | None = None, seed: int = 0):
@@ -121,14 +121,47 @@ def removal_path(name: str, X, order) -> list[dict]:
     return rows
 
 
-def spearman(a, b) -> float:
-    """Spearman's rank correlation (average ranks for ties); NaN when either input is constant."""
-    from scipy.stats import spearmanr
+#: Values this close (relative) are ties: the sphere's R^2 is certified to 1e-10, so differences
+#: below 1e-8 can come out either way on another machine.
+TIE_RTOL = 1e-8
 
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.size < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+
+def tied_ranks(x, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Average ranks (1 = smallest) in which values within ``rtol`` of their neighbour in sorted
+    order (relative to the larger magnitude) share one rank."""
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    ranks = np.empty(x.size)
+    start = 0
+    for k in range(1, x.size + 1):
+        if k == x.size or s[k] - s[k - 1] > rtol * max(abs(s[k]), abs(s[k - 1]), 1e-300):
+            ranks[order[start:k]] = 0.5 * (start + k - 1) + 1.0
+            start = k
+    return ranks
+
+
+def spearman(a, b, rtol: float = TIE_RTOL) -> float:
+    """Spearman's rank correlation, values within ``rtol`` of each other counted as ties (average
+    ranks, :func:`tied_ranks`); NaN when either input is constant up to that tolerance."""
+    ra, rb = tied_ranks(a, rtol), tied_ranks(b, rtol)
+    if ra.size < 2 or np.ptp(ra) == 0 or np.ptp(rb) == 0:
         return float("nan")
-    return float(spearmanr(a, b).statistic)
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def stable_order(x, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Indices from the smallest value up, ties (:func:`tied_ranks`) in index order: the same on
+    every machine however rounding orders values that are equal to within ``rtol``."""
+    x = np.asarray(x, dtype=float)
+    return np.lexsort((np.arange(x.size), tied_ranks(x, rtol)))
+
+
+def same_first(a, b, rtol: float = TIE_RTOL) -> bool:
+    """Does a feature that (within ``rtol``) minimises ``a`` also minimise ``b``?"""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    first_a = a <= a.min() + rtol * max(abs(a.min()), 1e-300)
+    return bool(np.any(b[first_a] <= b.min() + rtol * max(abs(b.min()), 1e-300)))
 
 
 def _distinct(values, digits: int = 10) -> int:
@@ -178,6 +211,6 @@ def sweep_rows(name: str, X, repeats: int = 3, top: int = 5) -> tuple[dict, dict
            "rel_warm_vs_cold": float(np.max(np.abs(sph - sph_cold) / sph_cold)),
            "rel_diameter_vs_brute": float(np.max(np.abs(dia - dia_brute) / dia_brute)),
            "sphere_distinct": _distinct(sph), "diameter_distinct": _distinct(dia),
-           "spearman": spearman(sph, dia), "same_first": bool(dia[np.argmin(sph)] == dia.min()),
-           "top_k": k, "top_overlap": len(set(np.argsort(sph, kind="stable")[:k]) & set(np.argsort(dia, kind="stable")[:k]))}
+           "spearman": spearman(sph, dia), "same_first": same_first(sph, dia),
+           "top_k": k, "top_overlap": len(set(stable_order(sph)[:k]) & set(stable_order(dia)[:k]))}
     return row, {"sphere": sph, "diameter": dia}

@@ -46,11 +46,15 @@ class WeightedDualReference:
 
 
 def kernel_factor(K) -> np.ndarray:
-    """F with F F^T = K up to the negative eigenvalues of K (set to zero), columns of zero dropped."""
+    """F (n x n) with F F^T = K up to the negative eigenvalues of K, which are set to zero.
+
+    Every eigenvector keeps its column (a zero column for a non-positive eigenvalue): which of the
+    tiny eigenvalues of a kernel matrix come out positive is decided by rounding, so dropping them
+    would make the number of features depend on the machine.
+    """
     K = np.asarray(K, dtype=float)
     vals, vecs = np.linalg.eigh(0.5 * (K + K.T))
-    keep = vals > 0
-    return vecs[:, keep] * np.sqrt(vals[keep])
+    return vecs * np.sqrt(np.maximum(vals, 0.0))
 
 
 def _loss_sum(m, w, loss):
