@@ -42,6 +42,19 @@ def _spread_indefinite(n, low=-2.0, high=4.0, seed=1):
     return (Q * np.where(np.arange(n) % 2 == 0, low, high)) @ Q.T
 
 
+def test_compiled_epoch_counts_its_moves_like_the_numpy_twin():
+    from svmcert.screening._weighted_dca import epoch_compiled, epoch_numpy
+
+    K, y, w = _rbf_problem(5, 60)
+    for squared in (False, True):
+        a1, a2 = np.zeros(60), np.zeros(60)
+        m1, m2 = np.zeros(60), np.zeros(60)
+        order = np.random.default_rng(0).permutation(60)
+        for _ in range(3):
+            assert epoch_compiled(order, K, y, w, a1, m1, 1e-3, squared) == epoch_numpy(order, K, y, w, a2, m2, 1e-3, squared)
+        np.testing.assert_allclose(a1, a2, atol=1e-12)
+
+
 def test_auto_psd_check_proves_small_and_refutes_large_matrices():
     n = PSD_CHOLESKY_MAX_N + 100
     K, _, _ = _rbf_problem(0, n)

@@ -26,10 +26,11 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_iterations, check_positive, check_two_classes, check_X_y
+from .._validation import check_iterations, check_positive, check_sign, check_two_classes, check_X_y
 from .coordinate_ascent import dual_coordinate_ascent
 from .frank_wolfe import frank_wolfe
 from .interior_point import IPM_MAX_ITER, interior_point
+from .interior_point import _run as run_interior_point
 from .result import ConvergenceWarning, SolverResult
 
 __all__ = ["SOLVERS", "solve", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
@@ -147,6 +148,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
 def _auto(X, y, lam, sign, tol, time_limit, max_iter=None, seed=0, record_history=True) -> SolverResult:
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
+    sign = check_sign(sign, X.shape[1])
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
     n, d = X.shape
     plan, passes = auto_plan(n, d, int(np.count_nonzero(X)), lam)
@@ -168,8 +170,8 @@ def _auto(X, y, lam, sign, tol, time_limit, max_iter=None, seed=0, record_histor
             return first
     remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-9)
     methods.append("interior-point")
-    res = interior_point(X, y, lam, sign, tol=tol, time_limit=remaining, record_history=record_history,
-                         max_iter=IPM_MAX_ITER if cap is None else min(IPM_MAX_ITER, cap))
+    res = run_interior_point(X, y, lam, sign, tol, IPM_MAX_ITER if cap is None else min(IPM_MAX_ITER, cap),
+                             remaining, record_history)             # inputs validated above
     if plan == "dual-coordinate" and first.gap < res.gap:      # keep the better certificate
         res = SolverResult(w=first.w, alpha=first.alpha, primal=first.primal, dual=first.dual, gap=first.gap,
                            n_iter=res.n_iter, converged=False, history=res.history)
