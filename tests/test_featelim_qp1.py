@@ -226,7 +226,10 @@ def test_max_iter_warns_and_flags():
     for method in METHODS:
         with pytest.warns(ConvergenceWarning):
             res = solve_qp1(g, y, C, W, method=method, max_iter=1, start=(5.0, 3.0))
-        assert not res.converged
+        assert not res.converged and res.max_iter == 1 and res.n_iter <= 1
+        for engine in (("numpy", "numba") if method == "active-set" else ("auto",)):
+            full = solve_qp1(g, y, C, W, method=method, record=False, engine=engine)
+            assert full.converged and full.max_iter == 20 * 40 + 100 and full.n_iter <= full.max_iter
 
 
 def test_float32_input():

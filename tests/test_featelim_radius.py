@@ -195,7 +195,9 @@ def test_max_iter_warns_and_reports_not_converged():
     K = _gram(_points(2, 200, 20))
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         res = rad.enclosing_sphere(K, max_iter=2)
-    assert not res.converged and res.iterations == 2 and res.gap > 1e-10 * res.r2
+    assert not res.converged and res.iterations == 2 and res.max_iter == 2 and res.gap > 1e-10 * res.r2
+    full = rad.enclosing_sphere(K)
+    assert full.converged and full.max_iter == 100000 and full.iterations <= full.max_iter
     assert res.upper >= rad.enclosing_sphere(K).r2               # the certificate holds at any point
     with pytest.warns(ConvergenceWarning):
         rad.radius_squared_without_each_feature(_points(2, 200, 20), max_iter=1)

@@ -55,6 +55,7 @@ FUNCS = {
     "frank_wolfe": (signsvm.frank_wolfe, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_iter=5)),
     "dual_coordinate_ascent": (signsvm.dual_coordinate_ascent, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_epochs=5)),
     "solve": (signsvm.solve, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_epochs=5)),
+    "interior_point": (signsvm.interior_point, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_iter=5)),
     "SignConstrainedSVC.fit": (_svc_fit, dict(X=X0, y=Y0, lam=0.5)),
     "SignConstrainedSVC.predict": (_svc_predict, dict(X=X0)),
     "projected_gradient": (signsvm.projected_gradient, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, n_iter=5)),
@@ -120,6 +121,8 @@ ITER_CASES = {key: [("iter", {key: 0}, key), ("iter", {key: -3}, key), ("nan", {
                     ("iter", {key: "ten"}, key), ("iter", {key: None}, key), ("iter", {key: 2.5}, key)]
               for key in ("max_iter", "max_epochs", "n_iter")}
 TOL_CASES = [("tol", dict(tol=0.0), "tol"), ("tol", dict(tol=-1e-3), "tol"), ("nan", dict(tol=np.nan), "tol")]
+TIME_CASES = [("time", dict(time_limit=0.0), "time_limit"), ("time", dict(time_limit=-1.0), "time_limit"),
+              ("nan", dict(time_limit=np.nan), "time_limit"), ("time", dict(time_limit="1s"), "time_limit")]
 ALPHA0_CASES = [("nan", dict(alpha0=_nan(ALPHA0)), "alpha0"), ("shape", dict(alpha0=ALPHA0[:-1]), "alpha0")]
 ONE_CLASS_CASES = [("one-class", dict(y=ONE_CLASS), "y")]
 K_CASES = [("nan", dict(K=_nan(K0, 7)), "K"), ("inf", dict(K=np.where(np.eye(N) > 0, np.inf, K0)), "K"),
@@ -161,10 +164,12 @@ CASES = {
     "line_search_pieces_quadratic": SIGNSVM_DUAL + [("nan", dict(u=_nan(np.ones(N))), "u"),
                                                     ("range", dict(u=np.full(N, 2.0)), "u"),
                                                     ("shape", dict(u=np.ones(N - 1)), "u")],
-    "frank_wolfe": SOLVER + ITER_CASES["max_iter"] + ALPHA0_CASES,
-    "dual_coordinate_ascent": SOLVER + ITER_CASES["max_epochs"] + ALPHA0_CASES
+    "frank_wolfe": SOLVER + ITER_CASES["max_iter"] + ALPHA0_CASES + TIME_CASES,
+    "dual_coordinate_ascent": SOLVER + ITER_CASES["max_epochs"] + ALPHA0_CASES + TIME_CASES
     + [("option", dict(engine="cuda"), "engine")],
-    "solve": SOLVER + ONE_CLASS_CASES + ITER_CASES["max_epochs"] + [("option", dict(solver="newton"), "solver")],
+    "solve": SOLVER + ONE_CLASS_CASES + ITER_CASES["max_epochs"] + TIME_CASES
+    + [("option", dict(solver="newton"), "solver")],
+    "interior_point": SOLVER + ITER_CASES["max_iter"] + TIME_CASES,
     "SignConstrainedSVC.fit": [c for c in X_CASES if c[0] != "empty"] + Y_CASES[:1] + [("nan", dict(y=_nan(Y0)), "y"), ("shape", dict(y=Y0[:-1]), "y"),
                                          ("one-class", dict(y=ONE_CLASS), "y"),
                                          ("labels", dict(y=np.arange(N) % 3), "y"),

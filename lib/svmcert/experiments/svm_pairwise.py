@@ -149,7 +149,7 @@ def get_solver(name: str = "cvxpy"):
     """The solver used for every fit, chosen in this one place.
 
     ``"cvxpy"``: Clarabel on the primal QP, the multipliers of the margin constraints giving alpha.
-    ``"solve"``: :func:`svmcert.signsvm.solve` (dual coordinate ascent). Returns (name, fn) with
+    ``"solve"``: :func:`svmcert.signsvm.solve` (its automatic choice of method). Returns (name, fn) with
     ``fn(X, y, lam, sign, tol) -> (w, alpha)``; every fit is certified afterwards by :func:`certify`,
     whichever solver produced it.
     """

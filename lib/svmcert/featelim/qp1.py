@@ -107,6 +107,8 @@ class QP1Result:
         ``"active-set"`` or ``"nocedal-wright"``.
     W1, W2 : ndarray of bool
         Final working set.
+    max_iter : int or None
+        The iteration cap the run had (``converged`` is False when it was reached first).
     """
 
     a: float
@@ -121,6 +123,7 @@ class QP1Result:
     W1: np.ndarray | None = None
     W2: np.ndarray | None = None
     n_iterations: int | None = None
+    max_iter: int | None = None
 
     @property
     def n_iter(self) -> int:
@@ -237,7 +240,8 @@ def _finish(method, a, b, g, y, C, wnorm2, alpha, iterations, converged, W1, W2,
                       ConvergenceWarning, stacklevel=3)
     return QP1Result(a=float(a), b=float(b), xi=xi, objective=qp1_objective(a, b, g, y, C, wnorm2),
                      iterations=iterations, alpha=alpha, dual_objective=qp1_dual_objective(alpha, g, y, wnorm2),
-                     converged=converged, method=method, W1=W1, W2=W2, n_iterations=n_iterations)
+                     converged=converged, method=method, W1=W1, W2=W2, n_iterations=n_iterations,
+                     max_iter=int(max_iter))
 
 
 def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: float = 1e-12,

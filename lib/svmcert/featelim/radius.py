@@ -27,6 +27,7 @@ from numba import njit
 
 from .._validation import _dtype_eps, check_matrix, check_positive, check_psd, check_vector
 from ..signsvm.result import ConvergenceWarning
+from ._sphere_smo import _matvec_compiled, _smo_compiled, _smo_numpy
 
 __all__ = ["SphereResult", "enclosing_sphere", "squared_diameter", "radius_squared",
            "radius_squared_without_each_feature", "jung_interval", "METHODS"]
@@ -49,6 +50,7 @@ class SphereResult:
     gap : the Frank-Wolfe gap max_i g_i - beta^T g, g = diag(K) - 2 K beta.
     iterations : pairwise steps taken.
     converged : whether gap <= tol * max(r2, tiny) (or the gap is at rounding level).
+    max_iter : the cap on pairwise steps the run had (``converged`` is False when it was reached).
     """
 
     r2: float
@@ -58,6 +60,7 @@ class SphereResult:
     gap: float
     iterations: int
     converged: bool
+    max_iter: int | None = None
 
 
 # --------------------------------------------------------------------------- validation
@@ -105,94 +108,6 @@ def _center_gram(K: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the pairwise solver
-
-@njit(cache=True, nogil=True)
-def _smo_compiled(K, v, beta, u, tol, floor, max_iter):
-    """Pairwise steps on eq. (9) for the matrix K - v v^T (the arithmetic of :func:`_smo_numpy`)."""
-    n = K.shape[0]
-    it, f, gap = 0, 0.0, 0.0
-    while True:
-        f, bg, i, gi = 0.0, 0.0, 0, -np.inf
-        for k in range(n):
-            dk = K[k, k] - v[k] * v[k]
-            gk = dk - 2.0 * u[k]
-            f += beta[k] * (dk - u[k])
-            bg += beta[k] * gk
-            if gk > gi:
-                gi, i = gk, k
-        gap = max(gi - bg, 0.0)
-        if gap <= max(tol * max(f, 2.2250738585072014e-308), floor) or it >= max_iter:
-            break
-        di, j, best = K[i, i] - v[i] * v[i], -1, -1.0
-        for k in range(n):
-            if beta[k] > 0.0:
-                dk = K[k, k] - v[k] * v[k]
-                delta = gi - (dk - 2.0 * u[k])
-                if delta > 0.0:
-                    d2 = max(di + dk - 2.0 * (K[i, k] - v[i] * v[k]), 2.2250738585072014e-308)
-                    score = delta * delta / d2
-                    if score > best:
-                        best, j = score, k
-        if j < 0:
-            break
-        dj = K[j, j] - v[j] * v[j]
-        delta = gi - (dj - 2.0 * u[j])
-        d2 = di + dj - 2.0 * (K[i, j] - v[i] * v[j])
-        t = beta[j]
-        if d2 > 0.0 and delta / (2.0 * d2) < t:
-            t = delta / (2.0 * d2)
-        beta[i] += t
-        beta[j] = 0.0 if t == beta[j] else beta[j] - t
-        vivj = v[i] - v[j]
-        for k in range(n):
-            u[k] += t * (K[i, k] - K[j, k] - v[k] * vivj)  # rows: K is symmetric, rows are contiguous
-        it += 1
-    return f, gap, it
-
-
-@njit(cache=True, nogil=True)
-def _matvec_compiled(K, x):
-    """K @ x in one thread (a threaded BLAS gemv degrades badly when the cores are shared)."""
-    n = K.shape[0]
-    out = np.zeros(n)
-    for i in range(n):
-        acc = 0.0
-        for j in range(n):
-            acc += K[i, j] * x[j]
-        out[i] = acc
-    return out
-
-
-def _smo_numpy(K, v, beta, u, tol, floor, max_iter):
-    """Reference pairwise solver for eq. (9) with the matrix K - v v^T, updating beta and u = (K - vv^T) beta
-    in place. Each step takes i = argmax_k g_k and, among the support's j with g_j < g_i, the one with
-    the largest (g_i - g_j)^2 / D^2_ij (second-order choice, as in LIBSVM), then moves mass t from j
-    to i with the exact line search t = min(beta_j, (g_i - g_j) / (2 D^2_ij)), D^2_ij the squared
-    distance between points i and j. Returns (f, gap, iterations)."""
-    d = np.diag(K) - v * v
-    it = 0
-    while True:
-        g = d - 2.0 * u
-        f = float(beta @ (d - u))
-        i = int(np.argmax(g))
-        gap = max(float(g[i] - beta @ g), 0.0)
-        if gap <= max(tol * max(f, _TINY), floor) or it >= max_iter:
-            return f, gap, it
-        delta = g[i] - g
-        cand = (beta > 0) & (delta > 0)
-        if not cand.any():
-            return f, gap, it
-        d2 = d[i] + d - 2.0 * (K[i] - v[i] * v)
-        score = np.where(cand, delta * delta / np.maximum(d2, _TINY), -1.0)
-        j = int(np.argmax(score))
-        t = beta[j]
-        if d2[j] > 0 and delta[j] / (2.0 * d2[j]) < t:
-            t = delta[j] / (2.0 * d2[j])
-        beta[i] += t
-        beta[j] = 0.0 if t == beta[j] else beta[j] - t
-        u += t * (K[i] - K[j] - v * (v[i] - v[j]))
-        it += 1
-
 
 def _cold_start(K, v):
     """Half the mass on each end of an approximate diameter: the point farthest from the mean (K is
@@ -288,7 +203,7 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
                       f"{tol * max(f, _TINY):.3g}", ConvergenceWarning, stacklevel=2)
     # floats and a Python bool: the floor is a numpy scalar, so the comparisons can give np.bool_
     return SphereResult(r2=float(f), beta=beta, center_weights=beta, upper=float(f + gap), gap=float(gap),
-                        iterations=int(it), converged=bool(converged))
+                        iterations=int(it), converged=bool(converged), max_iter=max_iter)
 
 
 # --------------------------------------------------------------------------- the diameter ("ER")

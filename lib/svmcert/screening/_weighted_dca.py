@@ -53,8 +53,10 @@ def matvec_compiled(K, v):
 
 @njit(cache=True, nogil=True)
 def epoch_compiled(order, K, y, w, alpha, m, lam, squared):
-    """One pass of exact coordinate steps (the arithmetic of :func:`epoch_numpy`, compiled)."""
+    """One pass of exact coordinate steps (the arithmetic of :func:`epoch_numpy`, compiled);
+    returns the number of steps that moved an alpha_i (each cost O(n))."""
     n = K.shape[0]
+    moved = 0
     for i in order:
         wi = w[i]
         kii = K[i, i]
@@ -62,10 +64,12 @@ def epoch_compiled(order, K, y, w, alpha, m, lam, squared):
         new = coordinate_step_compiled(a, m[i], wi, kii, lam, squared)
         d = new - a
         if d != 0.0:
+            moved += 1
             alpha[i] = new
             c = y[i] * wi * d / lam
             for j in range(n):
                 m[j] += y[j] * K[i, j] * c
+    return moved
 
 
 def epoch_numpy(order, K, y, w, alpha, m, lam, squared):
@@ -74,20 +78,25 @@ def epoch_numpy(order, K, y, w, alpha, m, lam, squared):
 
     hinge: alpha_i <- clip(alpha_i + lam (1 - m_i) / (w_i K_ii), 0, 1);
     squared hinge: alpha_i <- max(0, alpha_i + (1 - alpha_i/2 - m_i) / (1/2 + w_i K_ii / lam)).
+    Returns the number of steps that moved an alpha_i.
     """
+    moved = 0
     for i in order:
         wi, kii, a = w[i], K[i, i], alpha[i]
         new = coordinate_step(a, m[i], wi, kii, lam, squared)
         if new != a:
+            moved += 1
             alpha[i] = new
             m += y * K[i] * (y[i] * wi * (new - a) / lam)
+    return moved
 
 
 def pivoted_cholesky(K, max_rank, rel_tol=1e-13):
     """G (n x r) with K ~ G G^T by diagonally pivoted Cholesky, or None if the rank exceeds max_rank.
 
     Stops when every residual diagonal entry is <= rel_tol * max_i K_ii; the residual K - G G^T is
-    positive semidefinite, so all its entries are then that small. O(n r^2).
+    positive semidefinite, so all its entries are then that small. O(n r^2); reads rows of the
+    symmetric K (contiguous in C order) rather than columns.
     """
     n = K.shape[0]
     d = np.array(np.diag(K), dtype=float)
@@ -99,7 +108,7 @@ def pivoted_cholesky(K, max_rank, rel_tol=1e-13):
             return G[:, :k].copy()
         if k == G.shape[1]:
             return None
-        g = (K[:, j] - G[:, :k] @ G[j, :k]) / np.sqrt(d[j])
+        g = (K[j] - G[:, :k] @ G[j, :k]) / np.sqrt(d[j])
         G[:, k] = g
         d -= g * g
         d[j] = 0.0

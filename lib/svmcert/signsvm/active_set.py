@@ -22,7 +22,12 @@ iteration can cycle), when one iteration moves many of them (far from the optimu
 or after ``max_iter`` solves, and the caller goes
 back to coordinate ascent. When |F| > |J| (a degenerate optimum, e.g. repeated rows: (*) is
 singular) the multipliers come from a bounded least-squares fit instead
-(:func:`_fit_box_multipliers`).
+(:func:`_fit_box_multipliers`, a counted BVLS).
+
+Every iteration's cost is estimated before it runs (:func:`iteration_flops`) and charged to a
+budget ``max_flops`` that the caller sets; the iteration that would exceed it is not started, so
+a call never costs more than its budget (plus one certificate, O(nd)). Coordinate ascent sets the
+budget from the work of the passes it has just done, so polishing at most doubles a run's work.
 """
 
 from __future__ import annotations
@@ -30,13 +35,18 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .bounded_lsq import bvls, lstsq_flops
 from .objectives import _project
 from .result import Certificate, certificate
 
-__all__ = ["polish_active_set", "MAX_FREE"]
+__all__ = ["polish_active_set", "iteration_flops", "MAX_FREE", "BVLS_MAX_SOLVES"]
 
 MAX_FREE = 3000
-"""Largest |F| for which (*) is formed: its cost is O(|F|^2 |J| + |F|^3)."""
+"""Largest |F| for which (*) is formed: its cost is O(|F|^2 |J| + |F|^3), its memory 8 |F|^2 bytes."""
+
+BVLS_MAX_SOLVES = 50
+"""Most least-squares solves of one degenerate fit (:func:`_fit_box_multipliers`); each solve of
+the |J| x |F| system costs O(|F| |J|^2). The repeated-row tests need at most a dozen."""
 
 
 REFINEMENT_STEPS = 5
@@ -65,18 +75,37 @@ def _solve_margin_system(Z, F, U, J, lam_n):
     return alpha_F
 
 
-def _fit_box_multipliers(Z, F, U, J, lam_n):
+def _fit_box_multipliers(Z, F, U, J, lam_n, max_flops=np.inf, stats=None):
     """alpha_F in [0, 1] for a degenerate optimum (|F| > |J|: more samples on the margin than free
     coordinates, as with repeated rows). Then (*) is singular, but w_J is fixed by the margin
     conditions Z_FJ w_J = 1 (least squares; consistent when the sets are right), and any alpha_F
-    in the box with Z_FJ^T alpha_F = lam n w_J - Z_UJ^T 1 is optimal: a bounded least-squares
-    problem (scipy's BVLS), whose residual is zero exactly when such an alpha_F exists."""
-    from scipy.optimize import lsq_linear
-
+    in the box with Z_FJ^T alpha_F = lam n w_J - Z_UJ^T 1 is optimal. The minimum-norm solution of
+    that system is tried first (one more least-squares solve); if it leaves the box, a bounded
+    least-squares fit (:func:`~.bounded_lsq.bvls`, at most BVLS_MAX_SOLVES solves and
+    ``max_flops``), whose residual is zero exactly when such an alpha_F exists; if that budget ends
+    first, the minimum-norm solution is returned unclipped and the caller's set update moves the
+    samples outside [0, 1] out of F (while F holds samples that are not on the margin at the
+    optimum, no box solution exists anyway)."""
     ZF = Z[np.ix_(F, J)]
     w_J = np.linalg.lstsq(ZF, np.ones(F.size), rcond=None)[0]
     target = lam_n * w_J - Z[np.ix_(U, J)].sum(axis=0)
-    return lsq_linear(ZF.T, target, bounds=(0.0, 1.0), method="bvls").x
+    a = np.linalg.lstsq(ZF.T, target, rcond=None)[0]
+    if a.min() >= 0.0 and a.max() <= 1.0:
+        return a
+    fit = bvls(ZF.T, target, 0.0, 1.0, max_solves=BVLS_MAX_SOLVES,
+               max_flops=max(max_flops - 2.0 * lstsq_flops(F.size, J.size), 0.0), stats=stats)
+    return a if fit is None else fit
+
+
+def iteration_flops(n_free: int, n_coords: int) -> float:
+    """Cost model of one polishing iteration with |F| = n_free, |J| = n_coords: forming and
+    factorising (*) and REFINEMENT_STEPS refinements, |F|^2 |J| + |F|^3 / 3 + 2 (R + 1) |F| |J|;
+    for |F| > |J| the least-squares fits of w_J and of the minimum-norm alpha_F and the BVLS
+    solves, (2 + BVLS_MAX_SOLVES) |F| |J|^2 at most."""
+    f, j = float(n_free), float(n_coords)
+    if f <= j:
+        return f * f * j + f ** 3 / 3.0 + 2.0 * (REFINEMENT_STEPS + 1) * f * j
+    return (2.0 + BVLS_MAX_SOLVES) * lstsq_flops(n_free, n_coords)
 
 
 def _sets_key(*masks) -> bytes:
@@ -84,7 +113,8 @@ def _sets_key(*masks) -> bytes:
 
 
 def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20,
-                      change_fraction: float = 0.1) -> tuple[np.ndarray, Certificate] | None:
+                      change_fraction: float = 0.1, max_flops: float = np.inf,
+                      stats: dict | None = None) -> tuple[np.ndarray, Certificate] | None:
     """Primal-dual active-set iterations on the dual of problem (4), started from the sets of
     ``alpha`` (and of ``omega`` = Z^T alpha / (lam n) for the sign pattern).
 
@@ -98,6 +128,10 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     max_iter : most linear solves.
     change_fraction : give up when an iteration moves more than this fraction of all samples and
         coordinates between sets (the start was far from the optimum, and the sets wander).
+    max_flops : work budget (:func:`iteration_flops` per iteration, plus the degenerate fits'
+        counted solves); an iteration whose estimate exceeds what is left is not started.
+    stats : optional dict; receives ``iterations``, ``flops`` (estimated work spent) and
+        ``outcome`` (why the call ended).
 
     Returns
     -------
@@ -109,30 +143,50 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     U = alpha == 1.0
     J = (sign == 0) | (sign * omega > 0.0)
     seen = {_sets_key(F, U, J)}
+    work = {"iterations": 0, "flops": 0.0, "outcome": "max_iter"}
+
+    def end(outcome, value=None):
+        work["outcome"] = outcome
+        if stats is not None:
+            stats.update(work)
+        return value
+
     for _ in range(max_iter):
-        if F.sum() > MAX_FREE:                 # (*) would be too costly
-            return None
+        nf, nj = int(F.sum()), int(J.sum())
+        cost = iteration_flops(nf, nj) if nf and nj else 0.0
+        if nf > MAX_FREE:                      # (*) would not fit
+            return end("too many free samples")
+        if work["flops"] + cost > max_flops:
+            return end("budget")
+        work["iterations"] += 1
         Fi, Ji, Ui = np.flatnonzero(F), np.flatnonzero(J), np.flatnonzero(U)
         b = U.astype(float)
         if Fi.size and Ji.size:
-            b[Fi] = (_solve_margin_system(Z, Fi, Ui, Ji, lam_n) if Fi.size <= Ji.size
-                     else _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n))
+            if Fi.size <= Ji.size:
+                b[Fi] = _solve_margin_system(Z, Fi, Ui, Ji, lam_n)
+                work["flops"] += cost
+            else:
+                fit_stats = {}
+                b[Fi] = _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n, max_flops - work["flops"], fit_stats)
+                work["flops"] += 2.0 * lstsq_flops(nf, nj) + fit_stats.get("flops", 0.0)
         omega_b = Z.T @ b / lam_n
         clipped = np.clip(b, 0.0, 1.0)
         omega_c = omega_b if np.array_equal(clipped, b) else Z.T @ clipped / lam_n
         cert = certificate(omega_c, clipped, Z, lam, sign, _project)
         if cert.relative_gap_below(tol):
-            return clipped, cert
+            return end("certified", (clipped, cert))
         G = Z @ np.where(J, omega_b, 0.0) - 1.0   # y_i <x_i, w> - 1 with w_J = omega_J
         F_new = (F & (b > 0.0) & (b < 1.0)) | (~F & ~U & (G < 0.0)) | (U & (G > 0.0))
         U_new = (F & (b >= 1.0)) | (U & (G <= 0.0))
         J_new = (sign == 0) | (sign * omega_b > 0.0)
         changes = int((F_new != F).sum() + (U_new != U).sum() + (J_new != J).sum())
-        if changes == 0 or changes > change_fraction * (n + d):
-            return None
+        if changes == 0:
+            return end("sets unchanged")
+        if changes > change_fraction * (n + d):
+            return end("sets wander")
         key = _sets_key(F_new, U_new, J_new)
         if key in seen:                        # the iteration cycles (e.g. one degenerate sample toggling)
-            return None
+            return end("sets cycle")
         seen.add(key)
         F, U, J = F_new, U_new, J_new
-    return None
+    return end("max_iter")

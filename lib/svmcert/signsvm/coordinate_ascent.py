@@ -25,7 +25,7 @@ from .._validation import check_iterations, check_positive, check_sign, check_ve
 from .active_set import polish_active_set
 from .objectives import _project
 from ._signed_rows import SignedRows
-from .result import ConvergenceWarning, History, SolverResult, certificate
+from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
 
 __all__ = ["coordinate_step", "dual_coordinate_ascent"]
 
@@ -92,7 +92,8 @@ def _root(A, B, target, left, right) -> float:
 
 def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: int = 10000, seed: int = 0,
                            alpha0=None, record_history: bool = True, engine: str = "numba",
-                           shrinking: bool = True, polish: bool = True) -> SolverResult:
+                           shrinking: bool = True, polish: bool = True,
+                           time_limit: float | None = None) -> SolverResult:
     """Maximise the dual (eq. 9) by exact coordinate steps until the relative duality gap
     (P(w) - D(alpha)) / P(w) <= tol.
 
@@ -119,12 +120,30 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         run has taken POLISH_AFTER_EPOCHS passes), try active-set iterations
         (:func:`~.active_set.polish_active_set`: the linear system of the margin conditions on the
         sets the round identified) and return their point if its certificate is below ``tol``;
-        otherwise coordinate ascent goes on from where it was.
+        otherwise coordinate ascent goes on from where it was. Each attempt has a work budget of
+        POLISH_FLOPS_PER_ENTRY floating-point operations per nonzero of X and pass of the round
+        just done, so polishing at most about doubles the work of the passes; an attempt whose
+        linear algebra would cost more (many samples on the margin) is not made.
+    time_limit : seconds, optional. The run stops before a group of passes or a polishing attempt
+        that would end after it (their time is estimated from the passes already made), warns and
+        returns its last certified point with ``converged=False``.
 
     Notes
     -----
     Whatever the engine, the result is certified by the duality gap of the full problem (eq. 10);
-    shrinking and polishing only change where the solver looks.
+    shrinking and polishing only change where the solver looks. ``history`` also holds
+    ``polish``: one dict per polishing attempt (epoch, |F|, |J|, iterations, estimated flops,
+    outcome).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import dual_coordinate_ascent
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 4)); y = np.sign(X[:, 0] + 0.5 * rng.standard_normal(300))
+    >>> res = dual_coordinate_ascent(X, y, lam=0.1, sign=[1, 0, 0, -1])
+    >>> bool(res.converged and res.gap <= 1e-6 * res.primal)
+    True
     """
     X, y = check_X_y(X, y)
     lam = check_positive(lam, "lam")
@@ -136,12 +155,17 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     for name, flag in (("shrinking", shrinking), ("polish", polish)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
     n = X.shape[0]
     lam_n = lam * n
     Z = SignedRows(X, y)
     alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
     omega = Z.T @ alpha / lam_n
-    hist = History(time.perf_counter())
+    start = time.perf_counter()
+    hist = History(start)
+    hist["polish"] = []
+    deadline = Deadline(time_limit, start)
     if engine == "numpy":
         indptr, indices, values = _csr_numpy(X, y / lam_n)
     else:
@@ -151,9 +175,9 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         layout = row_layout(indptr, indices, values, sign)
         if shrinking:
             return _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, (indptr, indices, values),
-                                   layout, hist if record_history else None, polish)
+                                   layout, hist, record_history, polish, deadline)
     rng = np.random.default_rng(seed)
-    converged, epoch = False, 0
+    converged, epoch, t_epoch = False, 0, 0.0
     while True:
         cert = certificate(omega, alpha, Z, lam, sign, _project)
         if record_history:
@@ -161,8 +185,9 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         if cert.relative_gap_below(tol):
             converged = True
             break
-        if epoch >= max_epochs:
+        if epoch >= max_epochs or not deadline.allows(t_epoch):
             break
+        t0 = time.perf_counter()
         order = rng.permutation(n)
         if engine == "numba":
             cptr, cpos, sq_norm = layout
@@ -180,7 +205,8 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         epoch += 1
         if epoch % 20 == 0:  # recompute omega from alpha so incremental rounding cannot drift
             omega = Z.T @ alpha / lam_n
-    return _result(cert, alpha, epoch, converged, max_epochs, tol, hist if record_history else None)
+        t_epoch = max(t_epoch, time.perf_counter() - t0)
+    return _result(cert, alpha, epoch, converged, max_epochs, tol, hist if record_history else None, deadline)
 
 
 def _csr_numpy(X, scale):
@@ -191,9 +217,11 @@ def _csr_numpy(X, scale):
     return indptr, cols, X[rows, cols] * scale[rows]
 
 
-def _result(cert, alpha, epochs, converged, max_epochs, tol, hist) -> SolverResult:
+def _result(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None) -> SolverResult:
     if not converged:
-        warnings.warn(f"dual_coordinate_ascent: stopped at max_epochs={max_epochs} with relative gap "
+        reason = (f"time_limit={deadline.time_limit:g} s" if deadline is not None and deadline.limited
+                  and epochs < max_epochs else f"max_epochs={max_epochs}")
+        warnings.warn(f"dual_coordinate_ascent: stopped at {reason} with relative gap "
                       f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=3)
     return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=epochs,
@@ -208,39 +236,64 @@ POLISH_AFTER_EPOCHS = 300
 """Active-set polishing is tried only once a run has taken this many passes: each of its
 iterations costs a few O(nd) products and an O(|F|^2 |J|) solve, which pays off only where
 coordinate ascent is slow (small lambda; on MNIST-5k lam n = 1 needs about 200 passes in all)."""
+POLISH_FLOPS_PER_ENTRY = 20.0
+"""Work budget of one polishing attempt, in floating-point operations of its dense linear algebra
+(:func:`~.active_set.iteration_flops`) per nonzero of X and pass of the round before it.
+``benchmarks/polish_cost.py`` measured one visit of a nonzero in a compiled pass at 4-110 ns and
+the dense products at 1.6-22 Gflop/s (one thread, shared machine): a visit buys 10 to 2500 flops.
+With 20, an attempt costs at most about twice the round's passes in time, usually far less."""
+POLISH_FLOP_RATE = 1e9
+"""Flops per second assumed when a time limit decides whether a polishing attempt still fits
+(a conservative rate for one core; BLAS-3 products run faster)."""
 
 
-def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, csr, layout, hist, polish):
+def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, csr, layout, hist, record, polish,
+                    deadline):
     """Passes with shrinking (:func:`._dca_kernel.run_shrinking`) between certificates, and
     active-set polishing (:func:`.active_set.polish_active_set`) after each round."""
     from ._dca_kernel import run_shrinking, seed as seed_kernel
 
     lam_n = lam * Z.shape[0]
+    nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = SHRINKING_EPS0, 0
+    t_pass = None                               # seconds of the slowest pass so far
     cert = certificate(omega, alpha, Z, lam, sign, _project)
-    if hist is not None:
+    if record:
         hist.add(cert, time.perf_counter())
     while not cert.relative_gap_below(tol) and epochs < max_epochs:
         # a round ends when the projected gradients meet eps, or after as many passes as all rounds
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
         # at geometrically spaced points
         budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
+        if deadline.limited:                   # as many passes as fit, one to measure the first
+            budget = min(budget, 1 if t_pass is None else int(deadline.remaining() / t_pass))
+            if budget < 1:
+                break
+        t0 = time.perf_counter()
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget)
+        t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, _project)
-        if hist is not None:
+        if record:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
             continue
         if met:
             eps /= SHRINKING_EPS_FACTOR
-        polished = (polish_active_set(Z, lam, sign, alpha, omega, tol)
-                    if polish and epochs >= POLISH_AFTER_EPOCHS else None)
+        if not (polish and epochs >= POLISH_AFTER_EPOCHS):
+            continue
+        max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
+        stats = {}
+        polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats)
+        F = (alpha > 0.0) & (alpha < 1.0)
+        hist["polish"].append(dict(epoch=epochs, free=int(F.sum()),
+                                   coords=int(((sign == 0) | (sign * omega > 0.0)).sum()), budget=max_flops,
+                                   **stats))
         if polished is not None:
             alpha, cert = polished
-            if hist is not None:
+            if record:
                 hist.add(cert, time.perf_counter())
     converged = cert.relative_gap_below(tol)
-    return _result(cert, alpha, epochs, converged, max_epochs, tol, hist)
+    return _result(cert, alpha, epochs, converged, max_epochs, tol, hist if record else None, deadline)

@@ -35,11 +35,13 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
         If True, an unconstrained, regularised bias is learnt as the weight of a constant feature
         equal to ``intercept_scaling`` (as in LIBLINEAR); the paper's model has no intercept.
     intercept_scaling : float > 0, default 1.0
-    solver : {"auto", "dual-coordinate", "frank-wolfe"}, default "auto"
+    solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
+        See :func:`svmcert.signsvm.solve`.
     tol : float, default 1e-6
         Relative duality gap at which the solver stops.
     max_iter : int, default 1000
-        Epochs (dual coordinate ascent) or iterations (Frank-Wolfe).
+        Epochs (dual coordinate ascent), Newton iterations (interior point) or iterations
+        (Frank-Wolfe); with ``"auto"``, the cap of whichever method runs.
     random_state : int, default 0
         Order of coordinate updates.
 
@@ -112,9 +114,9 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
             scaling = check_positive(self.intercept_scaling, "intercept_scaling")
             X = np.hstack([X, np.full((X.shape[0], 1), scaling)])
             sign = np.append(sign, 0.0)
-        key = "max_epochs" if self.solver in ("auto", "dual-coordinate") else "max_iter"
+        key = "max_epochs" if self.solver == "dual-coordinate" else "max_iter"
         options = {key: max_iter}
-        if key == "max_epochs":
+        if self.solver in ("auto", "dual-coordinate"):
             options["seed"] = int(self.random_state)
         res = solve(X, ypm, lam, sign, solver=self.solver, tol=tol, **options)
         w = res.w

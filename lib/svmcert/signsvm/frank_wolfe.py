@@ -15,14 +15,14 @@ import numpy as np
 
 from .._validation import check_iterations, check_positive, check_sign, check_vector, check_X_y
 from .line_search import maximize_pieces, pieces_sweep
-from .result import ConvergenceWarning, History, SolverResult, certificate
+from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
 from .objectives import _project
 
 __all__ = ["SolverResult", "ConvergenceWarning", "frank_wolfe"]
 
 
 def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000, alpha0=None,
-                record_history: bool = True) -> SolverResult:
+                record_history: bool = True, time_limit: float | None = None) -> SolverResult:
     """Maximise the dual (eq. 9) by Frank-Wolfe with exact line search until the relative gap <= tol.
 
     Parameters
@@ -33,19 +33,35 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
     max_iter : iteration limit; reaching it without the gap emits :class:`ConvergenceWarning`
         and sets ``converged=False``.
     alpha0 : starting point, length n (default 0); entries outside [0, 1] are clipped.
+    time_limit : seconds, optional; the run stops before an iteration that would end after it
+        (estimated from the slowest iteration so far), warns and returns its last certified point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import frank_wolfe
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 3)); y = np.sign(X[:, 0] + 0.5 * rng.standard_normal(100))
+    >>> res = frank_wolfe(X, y, lam=1.0, sign=[1, 0, -1], tol=1e-4)
+    >>> bool(res.converged and res.gap <= 1e-4 * res.primal)
+    True
     """
     X, y = check_X_y(X, y)
     lam = check_positive(lam, "lam")
     tol = check_positive(tol, "tol")
     sign = check_sign(sign, X.shape[1])
     max_iter = check_iterations(max_iter, "max_iter")
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
     n = X.shape[0]
     Z = y[:, None] * X
     alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
     omega = Z.T @ alpha / (lam * n)
-    hist = History(time.perf_counter())
+    start = time.perf_counter()
+    hist = History(start)
+    deadline = Deadline(time_limit, start)
     converged = False
-    it = 0
+    it, t_iter = 0, 0.0
     while True:
         cert = certificate(omega, alpha, Z, lam, sign, _project)
         if record_history:
@@ -53,8 +69,9 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
         if cert.relative_gap_below(tol):
             converged = True
             break
-        if it >= max_iter:
+        if it >= max_iter or not deadline.allows(t_iter):
             break
+        t0 = time.perf_counter()
         q = (cert.z < 1.0).astype(float) - alpha       # eq. (14), then q = u - alpha
         omega_q = Z.T @ q / (lam * n)
         theta, a, b, _ = pieces_sweep(omega, omega_q, sign, lam, float(q.sum()) / n, float(alpha.sum()) / n)
@@ -63,8 +80,10 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
         it += 1
         # Incremental update of omega, recomputed from alpha now and then so rounding cannot drift.
         omega = Z.T @ alpha / (lam * n) if it % 100 == 0 else omega + eta * omega_q
+        t_iter = max(t_iter, time.perf_counter() - t0)
     if not converged:
-        warnings.warn(f"frank_wolfe: stopped at max_iter={max_iter} with relative duality gap "
+        reason = f"max_iter={max_iter}" if it >= max_iter else f"time_limit={time_limit:g} s"
+        warnings.warn(f"frank_wolfe: stopped at {reason} with relative duality gap "
                       f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=2)
     return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=it,

@@ -1,44 +1,179 @@
-"""The front door: ``solve(X, y, lam, sign)`` picks a certified solver for the sign-constrained SVM."""
+"""The front door: ``solve(X, y, lam, sign)`` picks a certified solver for the sign-constrained SVM.
+
+``solver="auto"`` chooses from the problem's shape and lambda alone (deterministically, never from
+measured times):
+
+- lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method (:mod:`.interior_point`). There dual
+  coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
+  ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
+  10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
+  does not depend on lambda.
+- otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
+  with a budget of passes worth AUTO_DCA_SHARE of the interior-point method's estimated time
+  (:func:`auto_plan`); a run that has not certified ``tol`` within it is followed by the
+  interior-point method. Coordinate ascent is 10-20x faster where it converges in a few dozen
+  passes (large lambda); the budget bounds what it can waste where it does not, so ``auto``
+  costs at most about (1 + AUTO_DCA_SHARE) times the interior-point method.
+
+Every method certifies its answer by the duality gap of eq. (10), computed from the returned
+``w`` and ``alpha``.
+"""
 
 from __future__ import annotations
 
-from .._validation import check_two_classes, check_X_y
+import time
+import warnings
+
+import numpy as np
+
+from .._validation import check_iterations, check_positive, check_sign, check_two_classes, check_X_y
 from .coordinate_ascent import dual_coordinate_ascent
 from .frank_wolfe import frank_wolfe
-from .result import SolverResult
+from .interior_point import IPM_MAX_ITER, interior_point
+from .interior_point import _run as run_interior_point
+from .result import ConvergenceWarning, SolverResult
 
-__all__ = ["SOLVERS", "solve"]
+__all__ = ["SOLVERS", "solve", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
 
-SOLVERS = ("auto", "dual-coordinate", "frank-wolfe")
+SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
+
+AUTO_IPM_BELOW_LAM_N = 0.1
+"""Below this lam n, ``auto`` goes straight to the interior-point method."""
+AUTO_DCA_SHARE = 0.5
+"""Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time."""
+
+# Time models (seconds, one core), fitted to the grid's runs on the shared 2-core machine:
+# an interior-point iteration ~ IPM_SEC[0] n m^2 + IPM_SEC[1] n d + IPM_SEC[2] n + IPM_SEC[3]
+# (m = min(n, d): the Gram product, the products with X, the per-sample vector work, Python
+# overhead), IPM_ITERATIONS of them; a coordinate-ascent pass ~ DCA_SEC[0] nnz(X) + DCA_SEC[1] n.
+IPM_SEC = (6.5e-11, 2e-9, 5e-8, 1e-3)
+IPM_ITERATIONS = 20
+DCA_SEC = (7e-9, 2e-7)
+
+_DCA_ONLY = ("max_epochs", "alpha0", "engine", "shrinking", "polish")
 
 
-def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, **options) -> SolverResult:
+def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
+    """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
+
+    Returns
+    -------
+    (plan, passes) : ``("interior-point", 0)``, or ``("dual-coordinate", passes)``: coordinate
+        ascent for at most ``passes`` passes, then (if not certified) the interior-point method.
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.solve import auto_plan
+    >>> auto_plan(5000, 784, 760000, 1e-3 / 5000)
+    ('interior-point', 0)
+    >>> plan, passes = auto_plan(5000, 784, 760000, 1.0 / 5000)
+    >>> plan, passes > 100
+    ('dual-coordinate', True)
+    """
+    if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
+        return "interior-point", 0
+    m = min(n, d)
+    t_ipm = IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
+    t_pass = DCA_SEC[0] * nnz + DCA_SEC[1] * n
+    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * t_ipm / t_pass))
+
+
+def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
+          **options) -> SolverResult:
     """Solve problem (4) of Tajima et al. to a certified relative duality gap.
 
     Parameters
     ----------
     X : (n, d) samples as rows; y : (n,) labels +-1, both classes present (the algorithms
-        themselves, :func:`dual_coordinate_ascent` and :func:`frank_wolfe`, also accept one class:
-        without an intercept that problem is well posed, and the book uses it for counterexamples);
-        lam : lambda > 0.
+        themselves, :func:`dual_coordinate_ascent`, :func:`interior_point` and
+        :func:`frank_wolfe`, also accept one class: without an intercept that problem is well
+        posed, and the book uses it for counterexamples); lam : lambda > 0.
     sign : (d,) entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
-    solver : ``"auto"`` (currently dual coordinate ascent with exact steps, the fastest certified
-        solver measured here), ``"dual-coordinate"`` or ``"frank-wolfe"`` (Algorithm 1).
+    solver : ``"auto"`` (see the module docstring: the interior-point method below
+        lam n = AUTO_IPM_BELOW_LAM_N, otherwise coordinate ascent within a budget and the
+        interior-point method if that budget ends first), ``"dual-coordinate"``,
+        ``"interior-point"`` or ``"frank-wolfe"`` (Algorithm 1).
     tol : relative duality gap (P(w) - D(alpha)) / P(w) at which to stop; by eq. (10) it bounds the
         relative primal error.
-    options : passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``).
+    time_limit : seconds, optional: the whole call stops before a step that would end after it
+        and returns its best certified point with ``converged=False`` and a
+        :class:`ConvergenceWarning`.
+    options : passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``). With
+        ``"auto"``, ``max_iter`` caps the iterations of whichever method runs (passes of
+        coordinate ascent, Newton iterations of the interior-point method) and ``seed`` orders
+        the coordinates; an option only coordinate ascent knows (``max_epochs``, ``alpha0``,
+        ``engine``, ``shrinking``, ``polish``) makes ``"auto"`` run coordinate ascent alone, so
+        that the caller's limit on its passes is the limit on the call's work.
 
     Returns
     -------
     SolverResult
-        ``w``, ``alpha``, ``primal``, ``dual``, ``gap``, ``n_iter``, ``converged``, ``history``.
-        A solver that stops at its iteration limit warns (:class:`ConvergenceWarning`) and sets
+        ``w``, ``alpha``, ``primal``, ``dual``, ``gap``, ``n_iter``, ``converged``, ``history``
+        (with ``"auto"``, also ``history["method"]``: the methods run, in order). A solver that
+        stops at its iteration or time limit warns (:class:`ConvergenceWarning`) and sets
         ``converged=False``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert import signsvm
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((500, 10)); y = np.sign(X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(500))
+    >>> sign = np.r_[1, -1, np.zeros(8)]
+    >>> res = signsvm.solve(X, y, lam=1e-2 / 500, sign=sign)          # small lambda: interior point
+    >>> bool(res.converged and res.gap <= 1e-6 * res.primal), res.history["method"]
+    (True, ['interior-point'])
+    >>> res = signsvm.solve(X, y, lam=10.0 / 500, sign=sign)          # large lambda: coordinate ascent
+    >>> bool(res.converged), res.history["method"]
+    (True, ['dual-coordinate'])
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
     X, y = check_X_y(X, y)
     check_two_classes(y)
-    if solver in ("auto", "dual-coordinate"):
-        return dual_coordinate_ascent(X, y, lam, sign, tol=tol, **options)
-    return frank_wolfe(X, y, lam, sign, tol=tol, **options)
+    if time_limit is not None:
+        time_limit = check_positive(time_limit, "time_limit")
+    if solver == "interior-point":
+        return interior_point(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+    if solver == "frank-wolfe":
+        return frank_wolfe(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+    if solver == "dual-coordinate" or any(key in options for key in _DCA_ONLY):
+        res = dual_coordinate_ascent(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+        if solver == "auto":
+            res.history["method"] = ["dual-coordinate"]
+        return res
+    return _auto(X, y, lam, sign, tol, time_limit, **options)
+
+
+def _auto(X, y, lam, sign, tol, time_limit, max_iter=None, seed=0, record_history=True) -> SolverResult:
+    lam = check_positive(lam, "lam")
+    tol = check_positive(tol, "tol")
+    sign = check_sign(sign, X.shape[1])
+    cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
+    n, d = X.shape
+    plan, passes = auto_plan(n, d, int(np.count_nonzero(X)), lam)
+    start = time.perf_counter()
+    methods = []
+    if plan == "dual-coordinate":
+        methods.append("dual-coordinate")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
+            first = dual_coordinate_ascent(X, y, lam, sign, tol=tol, seed=seed, record_history=record_history,
+                                           max_epochs=passes if cap is None else min(passes, cap),
+                                           time_limit=time_limit)
+        first.history["method"] = methods
+        if first.converged or (time_limit is not None and time.perf_counter() - start >= time_limit):
+            if not first.converged:
+                warnings.warn(f"solve: stopped at time_limit={time_limit:g} s with relative gap "
+                              f"{first.gap / max(first.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
+                              ConvergenceWarning, stacklevel=3)
+            return first
+    remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-9)
+    methods.append("interior-point")
+    res = run_interior_point(X, y, lam, sign, tol, IPM_MAX_ITER if cap is None else min(IPM_MAX_ITER, cap),
+                             remaining, record_history)             # inputs validated above
+    if plan == "dual-coordinate" and first.gap < res.gap:      # keep the better certificate
+        res = SolverResult(w=first.w, alpha=first.alpha, primal=first.primal, dual=first.dual, gap=first.gap,
+                           n_iter=res.n_iter, converged=False, history=res.history)
+    res.history["method"] = methods
+    return res

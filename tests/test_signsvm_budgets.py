@@ -1,0 +1,166 @@
+"""Bounded work in ``signsvm``: the interior-point method against cvxpy, ``solve``'s automatic
+choice, time limits, and the budgets of polishing and of the bounded least-squares fit.
+
+No test measures time: budgets are checked through the work the solvers report (passes, Newton
+iterations, polishing flops, least-squares solves) and time limits only through what a run
+returns (``converged=False``, the warning, a certificate that still holds)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import lsq_linear
+
+from svmcert import signsvm
+from svmcert.reference import solve_primal_cvxpy
+from svmcert.signsvm.active_set import iteration_flops, polish_active_set
+from svmcert.signsvm.bounded_lsq import bvls
+from svmcert.signsvm.solve import AUTO_IPM_BELOW_LAM_N, auto_plan
+
+
+def _gaussian_classes(n, d, seed=0):
+    """Two classes N(+u, I), N(-u, I), ||u|| = 1: the case of the 24-minute BVLS call (n = 5000,
+    d = 1000, lam n = 1), at the sizes given."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([1.0, -1.0], [n - n // 2, n // 2])
+    X = rng.standard_normal((n, d))
+    X[:, 0] += y
+    return X, y
+
+
+def _problem(seed, n, d):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.8)
+    y = np.sign(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n))
+    y[y == 0] = 1.0
+    return X, y, rng.choice([-1.0, 0.0, 1.0], size=d)
+
+
+def _check_certificate(res, X, y, lam, sign):
+    """The certificate recomputed from (w, alpha) with the public objectives (eq. 10)."""
+    assert np.all(sign * res.w >= 0) and np.all((res.alpha >= 0) & (res.alpha <= 1))
+    P = signsvm.primal_objective(res.w, X, y, lam)
+    D = signsvm.dual_objective(res.alpha, X, y, lam, sign)
+    assert P == pytest.approx(res.primal, rel=1e-12) and D == pytest.approx(res.dual, rel=1e-10, abs=1e-15)
+    return P, D
+
+
+@pytest.mark.parametrize("seed, n, d, lam_n", [(0, 80, 6, 1e-3), (1, 80, 6, 10.0), (2, 60, 90, 1e-2),
+                                               (3, 40, 200, 1.0), (4, 150, 12, 1e-6)])
+def test_interior_point_certifies_and_matches_cvxpy(seed, n, d, lam_n):
+    # n < d takes the Woodbury (n x n) form of the Newton system, n > d the d x d form
+    X, y, sign = _problem(seed, n, d)
+    lam = lam_n / n
+    res = signsvm.interior_point(X, y, lam, sign, tol=1e-9)
+    assert res.converged and res.gap <= 1e-9 * res.primal
+    P, D = _check_certificate(res, X, y, lam, sign)
+    ref = solve_primal_cvxpy(X, y, lam, sign)
+    # Clarabel at 1e-10 tolerances: its value is within ~1e-9 P* of P*, so P* in [D, P] means
+    assert D <= ref.value * (1 + 1e-8) and P - ref.value <= res.gap + 1e-8 * ref.value
+
+
+def test_interior_point_reaches_rounding_level_gaps():
+    X, y, sign = _problem(5, 120, 8)
+    res = signsvm.interior_point(X, y, 1e-4, sign, tol=1e-13)
+    assert res.converged and res.n_iter <= 60
+
+
+def test_solve_auto_picks_by_shape_and_lambda():
+    n, d = 400, 6
+    X, y, sign = _problem(6, n, d)
+    small, large = 0.1 * AUTO_IPM_BELOW_LAM_N / n, 10.0 / n
+    assert auto_plan(n, d, np.count_nonzero(X), small) == ("interior-point", 0)
+    plan, passes = auto_plan(n, d, np.count_nonzero(X), large)
+    assert plan == "dual-coordinate" and passes >= 1
+    for lam in (small, large):
+        res = signsvm.solve(X, y, lam, sign)
+        assert res.converged and res.gap <= 1e-6 * res.primal
+        _check_certificate(res, X, y, lam, sign)
+    assert signsvm.solve(X, y, small, sign).history["method"] == ["interior-point"]
+    assert signsvm.solve(X, y, large, sign).history["method"][0] == "dual-coordinate"
+
+
+def test_auto_falls_back_to_the_interior_point_method_when_the_budget_ends():
+    # the scaled-down Gaussian case: coordinate ascent needs thousands of passes, more than the
+    # budget auto gives it; the interior-point method then certifies
+    X, y = _gaussian_classes(500, 100)
+    lam = 1.0 / 500
+    plan, passes = auto_plan(500, 100, X.size, lam)
+    res = signsvm.solve(X, y, lam)
+    assert res.history["method"] == ["dual-coordinate", "interior-point"]
+    assert res.converged and res.gap <= 1e-6 * res.primal
+    P, D = _check_certificate(res, X, y, lam, np.zeros(100))
+    ref = solve_primal_cvxpy(X, y, lam)
+    assert D <= ref.value * (1 + 1e-8) and P - ref.value <= res.gap + 1e-8 * ref.value
+
+
+def test_coordinate_ascent_on_the_scaled_down_gaussian_case_stays_within_its_budget():
+    # n = 5000, d = 1000 spent 24 minutes in one BVLS call of the polishing; at n = 500, d = 100
+    # the same structure (more samples strictly inside (0, 1) than coordinates) appears, and the
+    # run must end at max_epochs with every polishing attempt inside its flop budget
+    X, y = _gaussian_classes(500, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        res = signsvm.dual_coordinate_ascent(X, y, 1.0 / 500, max_epochs=1200)
+    assert res.n_iter <= 1200
+    attempts = res.history["polish"]
+    assert attempts and any(a["free"] > a["coords"] for a in attempts)
+    for a in attempts:
+        assert a["flops"] <= a["budget"] and a["iterations"] <= 20
+    _check_certificate(res, X, y, 1.0 / 500, np.zeros(100))
+
+
+def test_polishing_declines_an_iteration_beyond_its_budget():
+    X, y = _gaussian_classes(300, 40)
+    lam = 1.0 / 300
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        rough = signsvm.dual_coordinate_ascent(X, y, lam, max_epochs=50, polish=False)
+    Z = y[:, None] * X
+    omega = Z.T @ rough.alpha / (lam * 300)
+    nf = int(((rough.alpha > 0) & (rough.alpha < 1)).sum())
+    stats = {}
+    assert polish_active_set(Z, lam, np.zeros(40), rough.alpha, omega, tol=1e-12,
+                             max_flops=iteration_flops(nf, 40) * (1 - 1e-9), stats=stats) is None
+    assert stats == {"iterations": 0, "flops": 0.0, "outcome": "budget"}
+
+
+def test_bvls_matches_scipy_and_stops_at_its_caps():
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(50):
+        m, k = rng.integers(1, 15, 2)
+        A, b = rng.standard_normal((m, k)), 3 * rng.standard_normal(m)
+        x = bvls(A, b, max_solves=10 * k + 10)
+        ref = lsq_linear(A, b, bounds=(0.0, 1.0), method="bvls", tol=1e-14).x
+        assert x is not None and np.all((x >= 0) & (x <= 1))
+        f = lambda v: float(np.sum((A @ v - b) ** 2))          # noqa: E731
+        worst = max(worst, (f(x) - f(ref)) / (1 + f(ref)))
+    assert worst <= 1e-12                                      # both optimal: equal residuals up to rounding
+    A, b = rng.standard_normal((30, 120)), 5 * rng.standard_normal(30)
+    stats = {}
+    assert bvls(A, b, max_solves=3, stats=stats) is None
+    assert stats["solves"] == 3 and stats["status"] == "max_solves"
+    assert bvls(A, b, max_flops=1.0, stats=stats) is None and stats["status"] == "max_flops"
+
+
+@pytest.mark.parametrize("solver", ["dual-coordinate", "interior-point", "frank-wolfe", "auto"])
+def test_a_time_limit_ends_the_run_with_a_valid_certificate(solver):
+    X, y = _gaussian_classes(400, 30)
+    lam = 1e-2 / 400
+    opts = {"dual-coordinate": dict(max_epochs=10**8), "frank-wolfe": dict(max_iter=10**8),
+            "interior-point": {}, "auto": {}}[solver]
+    limit = 1e-4 if solver in ("interior-point", "auto") else 0.2   # the IPM needs ~0.05 s here
+    with pytest.warns(signsvm.ConvergenceWarning, match="time_limit"):
+        res = signsvm.solve(X, y, lam, solver=solver, tol=1e-15, time_limit=limit, **opts)
+    assert not res.converged
+    P, D = _check_certificate(res, X, y, lam, np.zeros(30))
+    assert P - D == pytest.approx(res.gap, rel=1e-9, abs=1e-15) and res.gap >= -1e-15
+
+
+def test_estimator_accepts_the_interior_point_method():
+    X, y, sign = _problem(7, 200, 5)
+    a = signsvm.SignConstrainedSVC(sign_constraints=sign, lam=1e-5, solver="interior-point", tol=1e-9).fit(X, y)
+    b = signsvm.SignConstrainedSVC(sign_constraints=sign, lam=1e-5, tol=1e-9).fit(X, y)
+    assert a.result_.converged and b.result_.converged
+    assert abs(a.result_.primal - b.result_.primal) <= a.result_.gap + b.result_.gap
