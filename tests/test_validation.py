@@ -85,6 +85,7 @@ FUNCS = {
     "data_file": (datasets.data_file, dict(name="heart")),
     "checksum": (datasets.checksum, dict(name="heart")),
     "decode_splice": (datasets.decode_splice, dict(X=np.array([[-1.0, 1.0]]))),
+    "load_scaled": (datasets.load_scaled, dict(name="heart", max_rows=10)),
 }
 
 NAN_X = X0.copy()
@@ -225,6 +226,8 @@ CASES = {
     "checksum": [("option", dict(name="iris"), "name")],
     "decode_splice": [("shape", dict(X=np.array([-1.0, 1.0])), "X"), ("nan", dict(X=np.array([[np.nan, 1.0]])), "X"),
                       ("radius", dict(atol=-1.0), "atol"), ("nan", dict(atol=np.nan), "atol")],
+    "load_scaled": [("option", dict(name="iris"), "name"), ("iter", dict(max_rows=0), "max_rows"),
+                    ("iter", dict(max_rows=2.5), "max_rows"), ("option", dict(seed=-1), "seed")],
 }
 
 
@@ -262,7 +265,7 @@ def test_bad_input_raises_value_error_naming_the_argument(case):
 
 
 @pytest.mark.parametrize("fname", [f for f in FUNCS if f not in ("ntk_kernel", "empirical_ntk_kernel", "ntk_network",
-                                                                 "load", "data_file", "checksum")])
+                                                                 "load", "data_file", "checksum", "load_scaled")])
 def test_the_valid_baseline_runs(fname):
     # the overrides above are the only thing wrong in each bad call
     call(fname, {})
@@ -279,7 +282,7 @@ def test_every_public_function_is_covered():
     classes_and_constants = {"SolverResult", "ConvergenceWarning", "LineSearch", "BallMaximum", "MarginInterval",
                              "WeightedSVM", "DRSSSResult", "NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError",
                              "DatasetSpec", "SignConstrainedSVC"}
-    no_numeric_input = {"cache_dir", "mirror_dirs", "file_sha256", "mnist_odd_even", "splice_sequences"}
+    no_numeric_input = {"cache_dir", "mirror_dirs", "file_sha256", "mnist_odd_even", "splice_sequences", "download_url"}
     covered = {f.split(".")[0] for f in CASES}
     assert public - classes_and_constants - no_numeric_input <= covered
     assert "SignConstrainedSVC" in covered

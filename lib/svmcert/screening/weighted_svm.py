@@ -329,9 +329,11 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     deadline = Deadline(time_limit, start)
     quad_floor = -100.0 * n * np.finfo(float).eps * max(float(np.max(np.diag(K))), 0.0) / lam
 
-    def note(m, alpha_now):
+    def note(m, alpha_now, exact=True):
         _, risk, dual_lin, quad, gap = _parts_from_margins(m, alpha_now, y, w, loss)
         if quad < quad_floor * float(w @ alpha_now) ** 2:
+            if not exact:      # incrementally updated margins drift: certify nothing, recompute them
+                return np.inf, -np.inf, np.inf, False
             raise ValueError(f"K: expected a positive semidefinite matrix, found u^T K u < 0 at the dual point "
                              f"u = y * w * alpha (lam ||beta||^2 = {quad:.3g})")
         P, D = risk + 0.5 * quad, dual_lin - 0.5 * quad
@@ -361,13 +363,15 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     step = epoch_compiled if engine == "numba" else epoch_numpy
     fresh, work, newton_work, t_epoch = True, 0.0, 0.0, 0.0
     while True:
-        P, D, gap, done = note(m, alpha)
+        P, D, gap, done = note(m, alpha, exact=fresh)
         stop = done or epoch >= max_epochs or not deadline.allows(t_epoch)
         if stop and not fresh:
             m = _margins(alpha, K, y, lam, w)      # never certify from incrementally updated margins
             P, D, gap, done = note(m, alpha)
             fresh = True
-        if stop or done:
+            # the fresh margins may withdraw a "done" seen on the incremental ones: then go on
+            stop = done or epoch >= max_epochs or not deadline.allows(t_epoch)
+        if stop:
             break
         t0 = time.perf_counter()
         at_bounds = (alpha <= lo) | (alpha >= hi)
@@ -392,7 +396,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
                 newton_work += flops
                 fresh = False
     if not done:
-        reason = f"max_epochs={max_epochs}" if epoch >= max_epochs else f"time_limit={time_limit:g} s"
+        reason = f"max_epochs={max_epochs}" if epoch >= max_epochs else f"time_limit={time_limit} s"
         warnings.warn(f"fit_weighted_svm: stopped at {reason} with relative gap "
                       f"{gap / max(P, np.finfo(float).tiny):.3g} > tol={tol:g}", ConvergenceWarning, stacklevel=2)
     idle = w <= 0                                  # alpha_i free in the dual: report the value of link (7)
