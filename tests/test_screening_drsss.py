@@ -154,3 +154,23 @@ def test_fit_weighted_linear_agrees_with_the_kernel_solver():
     assert np.linalg.norm(lin.beta - beta_k) <= lin.radius + np.sqrt(2 * ker.gap / 3.0) + 1e-12
     ref = fit_weighted_linear(X, y, 3.0, w, tol=1e-13, engine="numpy")
     assert np.linalg.norm(ref.beta - lin.beta) <= ref.radius + lin.radius
+
+
+def test_instance_streams_are_keyed():
+    from svmcert.experiments.drsss_setup import instance_key, instance_rng
+
+    a = instance_rng(0, "weights", "heart", "linear", 2, 7).standard_normal(3)
+    instance_rng(0, "weights", "sonar", "linear", 2, 7).standard_normal(1000)     # other instances draw freely
+    np.testing.assert_array_equal(instance_rng(0, "weights", "heart", "linear", 2, 7).standard_normal(3), a)
+    assert instance_key("a", 1) != instance_key("a", 2)
+    with pytest.raises(ValueError, match="seed"):
+        instance_rng(-1, "x")
+
+
+def test_setup_names_its_bad_argument():
+    from svmcert.experiments.drsss_setup import Setup
+
+    with pytest.raises(ValueError, match="^scaling"):
+        Setup(scaling="whiten")
+    with pytest.raises(ValueError, match="^ball"):
+        Setup(ball="cube")
