@@ -106,21 +106,23 @@ def record_errata(readings, cases, t3_rows, t4_summaries):
             instances=len(pool), note=note, counterexample=reading_counterexample(readings, reading, case), **kw))
     if any(r["S"] > 1 for r in t3_rows):
         worst = min(t3_rows, key=lambda r: 1 - r["S"])
+        small = min((r for r in t3_rows if r["S"] > 1), key=lambda r: r["n"])   # the smallest instance
         out.append(claims.record(
             "screening.drsss.weights_in_orthant", observed=1 - worst["S"], reference=0.0, comparison=">=",
             source="Definition 3.4, Secs. 4.1 and 5", quantity="value", drift_rtol=1e-12, expect="fails", **PAPER,
             statement="The ball of weights of the experiments lies in the nonnegative orthant, as Definition 3.4 requires of W.",
             reference_source="smallest weight in the ball, 1 - S, over the Table 3 rows computed",
             instances=len(t3_rows), note="Maximising over the whole ball only enlarges R, so the rule stays safe.",
-            counterexample={"data": worst["data"], "a": worst["a"], "n+": worst["n_pos"],
-                            "S": worst["S"], "smallest_weight": 1 - worst["S"]}))
+            counterexample={"data": small["data"], "n": small["n"], "a": small["a"], "n+": small["n_pos"],
+                            "S": small["S"], "smallest_weight": 1 - small["S"]}))
     if t4_summaries:
         viol = []
         for s in t4_summaries:
             p = printed("Table 4", s["data"], "remained, NaiveSS")
             upper = s["n"] * (p + TABLE4_ATOL_PP) / 100                # most samples the printed share can mean
             viol.append((round(s["n"] * s["remained_naive"]) - upper, s, p))
-        gap, s, p = max(viol, key=lambda v: v[0])
+        gap = max(v[0] for v in viol)
+        _, s, p = min((v for v in viol if v[0] > 0), key=lambda v: v[1]["n"], default=max(viol, key=lambda v: v[0]))
         out.append(claims.record(
             "screening.drsss.table4_naive_safe", observed=gap, reference=0.0, comparison="<=", source="Sec. 5.4, Table 4",
             quantity="value", drift_rtol=1e-12, expect="fails", **PAPER,
