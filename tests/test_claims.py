@@ -78,6 +78,9 @@ def test_committed_claims_are_as_expected():
     bad = [f"{c.chapter}: {c.id} (passed={c.passed}, expect={c.expect})" for c in claims.unexpected(records)]
     assert not bad, "claims with unexpected verdicts:\n" + "\n".join(bad)
     for c in records:
+        if c.kind == "not checked":          # no instances by construction; it must say why
+            assert c.paper in ("tajima", "hanada", "aksu") and c.source and c.statement and c.cause, c.id
+            continue
         assert c.paper in ("tajima", "hanada", "aksu") and c.source and c.statement and c.instances >= 1
         if c.expect == "fails":
             assert c.counterexample, f"erratum {c.id} has no counterexample"

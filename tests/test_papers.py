@@ -88,3 +88,70 @@ def test_paper_tables_read_from_the_repository():
     tables = paper_tables.read_tables()
     assert sorted(tables["table1"]) == list(range(1, 13))
     assert all(len(v) == 5 for v in tables["table2_sign"].values())
+
+
+def _table_rows(lines, caption, count):
+    """The tab-separated rows of a table in the decoded Hanada text: the ``count`` lines after
+    ``caption`` whose first cell is a data set name (``"splice (train)"`` read as ``"splice"``)."""
+    start = next(i for i, l in enumerate(lines) if l.startswith(caption))
+    out = {}
+    for line in lines[start + 1:]:
+        cells = line.rstrip("\n").split("\t")
+        name = cells[0].replace(" (train)", "")
+        if re.fullmatch(r"[a-z][a-z0-9-]*", name) and len(cells) > 3 and re.match(r"\d", cells[1]):
+            out[name] = cells[1:]
+            if len(out) == count:
+                break
+    return out
+
+
+def test_hanada_numbers_match_the_decoded_text():
+    text = _text("hanada")
+    lines = text.splitlines()
+    expected = {}
+    for name, cells in _table_rows(lines, "Table 2: Tabular datasets", 8).items():
+        for col, cell in zip(("n", "n+", "d"), cells):
+            expected[("Table 2", name, col)] = (float(cell), None)
+    t3_cols = ("n", "lambda", "remained, only DRSSS", "remained, ISSS and DRSSS+ISSS", "time, ISSS (s)",
+               "time, DRSSS+ISSS total (s)", "time, DRSSS (s)", "time, ISSS after DRSSS (s)")
+    for name, cells in _table_rows(lines, "Table 3: Training sample reductions", 8).items():
+        assert len(cells) == len(t3_cols), cells
+        for col, cell in zip(t3_cols, cells):
+            expected[("Table 3", name, col)] = (float(cell.rstrip("%")), None)
+    t4_cols = ("n", "remained, DRSSS and Random", "remained, NaiveSS", "shift, DRSSS", "shift, Random", "shift, NaiveSS")
+    for name, cells in _table_rows(lines, "Table 4: Model parameter shifts", 7).items():
+        assert len(cells) == len(t4_cols), cells
+        for col, cell in zip(t4_cols, cells):
+            parts = [p.strip() for p in cell.rstrip("%").split("$\\pm$")]
+            expected[("Table 4", name, col)] = (float(parts[0]), float(parts[1]) if len(parts) == 2 else None)
+    m = re.search(r"with \$a=(0\.\d+)\$.*?rates are (0\.\d+) \(linear\) and (0\.\d+) \(RBF kernel\) for SVM with "
+                  r"\$\\lambda=\\mathrm\{([\d.]+)\}\$", text)
+    for col, val in zip(("a", "removed, linear", "removed, RBF", "lambda"), m.groups()):
+        expected[("Sec. 5.1", "breast-cancer", col)] = (float(val), None)
+    m = re.search(r"We vary \$a\$ within the range \$([\d.]+)\\leq a\\leq ([\d.]+)\$", text)
+    expected[("Sec. 5", "weights", "a, smallest")] = (float(m.group(1)), None)
+    expected[("Sec. 5", "weights", "a, largest")] = (float(m.group(2)), None)
+    m = re.search(r"For the weight change \$S\$ at \$a=([\d.]+)\$, we generated .*? for ([\d,]+) times", text)
+    expected[("Sec. 5.3", "weights", "a")] = (float(m.group(1)), None)
+    expected[("Sec. 5.3", "weights", "count")] = (float(m.group(2).replace(",", "")), None)
+    m = re.search(r"as the case of \$a=([\d.]+)\$, and \$\\lambda\$ as \$n\$.*? for (\d+) randomly generated weights", text)
+    expected[("Sec. 5.4", "weights", "a")] = (float(m.group(1)), None)
+    expected[("Sec. 5.4", "weights", "count")] = (float(m.group(2)), None)
+    expected[("Sec. 5.4", "weights", "lambda / n")] = (1.0, None)
+    m = re.search(r"we examined (\d+) cases of removals and took the average", text)
+    expected[("Sec. 5.4", "Random", "removals averaged")] = (float(m.group(1)), None)
+    m = re.search(r"We set \$\\lambda\$ as \$n\$, \$n\\times 10\^\{-([\d.]+)\}\$, .*?\$n\\times 10\^\{-([\d.]+)\}\$\. "
+                  r"\(For DRSSS with DL, we set (\d+) instead of \$n\$\.\)", text)
+    expected[("App. E.2", "lambda", "lambda / n, largest")] = (1.0, None)
+    expected[("App. E.2", "lambda", "log10 step")] = (float(m.group(1)), None)
+    expected[("App. E.2", "lambda", "lambda / n, smallest")] = (10 ** -float(m.group(2)), None)
+    expected[("App. E.2", "lambda", "base for the NTK")] = (float(m.group(3)), None)
+    assert len(expected) == 8 * 3 + 8 * 8 + 7 * 6 + 4 + 8 + 4
+    kept = papers.printed("hanada")
+    got = {(r.source, r.row, r.column): (r.value, None if r.spread != r.spread else r.spread) for r in kept.itertuples()}
+    assert set(got) == set(expected)
+    for key, (value, spread) in expected.items():
+        assert got[key][0] == pytest.approx(value, rel=1e-12), key
+        assert (got[key][1] is None) == (spread is None), key
+        if spread is not None:
+            assert got[key][1] == pytest.approx(spread, rel=1e-12), key

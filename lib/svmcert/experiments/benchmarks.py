@@ -278,7 +278,7 @@ def qp1(seed, sizes, Cs, *, repeat=3, budget=2.0):
 
 def weighted_svm(sizes, *, lam_over_n=10 ** -1.5, tol=1e-8, seed=0, repeat=3, budget=3.0):
     """Target 5: ``fit_weighted_svm`` (hinge, unit weights) vs cvxpy/Clarabel on svmguide1 with the
-    RBF kernel (+1 for the intercept, as in the DRSSS chapter), lambda = n 10^-1.5 (Table 3), on
+    RBF kernel (+1 for the intercept, the DRSSS chapter's former setup), lambda = n 10^-1.5 (Table 3), on
     random subsets of ``sizes`` samples (the full n = 3089 only if listed). cvxpy solves the
     primal on a factor F F^T = K; its time includes the eigendecomposition that builds F. Accuracy:
     our certified relative gap; cvxpy's primal value against our dual bound. Target: ratio >= 10."""

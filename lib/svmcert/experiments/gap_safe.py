@@ -25,7 +25,7 @@ from ..screening.weighted_svm import (ConvergenceWarning, dual_domain, fenchel_y
 
 __all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",
            "kernel_gap_rows", "run_instance", "instance_parameters", "run_instances", "printed_kernel_gap",
-           "corrected_kernel_gap", "true_gap", "LAMBDA_EXPONENTS", "LOSSES"]
+           "corrected_kernel_gap", "true_gap", "alpha_typo_gap", "alpha_typo_instance", "LAMBDA_EXPONENTS", "LOSSES"]
 
 #: lam / n = 10^-e with e drawn from these for each instance.
 LAMBDA_EXPONENTS = (0.5, 1.0, 1.5, 2.0, 2.5)
@@ -252,3 +252,32 @@ def corrected_kernel_gap(K, y, lam, w, w_tilde, alpha, loss="hinge"):
     m = Kc @ (w_tilde * alpha) / lam
     dw = (w - w_tilde) * alpha
     return float(w @ (loss_value(m, loss) + loss_conjugate(-alpha, loss) + alpha * m)) + float(dw @ Kc @ dw) / (2 * lam)
+
+
+def alpha_typo_gap(K, y, lam, w, w_tilde, alpha, alpha_w, loss="hinge"):
+    """The corrected formula of Section 4.2 with the loss argument as printed:
+    l(K_check (w~ * alpha^{*(w)}) / lam), alpha^{*(w)} = ``alpha_w`` the optimum at w, everything
+    else at alpha = alpha^{*(w~)}. Equal to the gap only if alpha^{*(w)} is read as alpha^{*(w~)}."""
+    Kc = y[:, None] * K * y[None, :]
+    m = Kc @ (w_tilde * alpha) / lam
+    m_typo = Kc @ (w_tilde * alpha_w) / lam
+    dw = (w - w_tilde) * alpha
+    return (float(w @ (loss_value(m_typo, loss) + loss_conjugate(-alpha, loss) + alpha * m))
+            + float(dw @ Kc @ dw) / (2 * lam))
+
+
+def alpha_typo_instance(lam=0.5, w=2.0):
+    """The smallest instance of the typo alpha^{*(w)} for alpha^{*(w~)} in Section 4.2: one sample,
+    K = y = w~ = 1. Both optima are fitted; returns the two optima, the true gap at
+    (beta^{*(w~)}, alpha^{*(w~)}) for problem w (eqs. 2 and 4 with the feature x = 1) and the
+    formula with alpha^{*(w)} inside the loss."""
+    K, y, one = np.eye(1), np.ones(1), np.ones(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a_t = fit_weighted_svm(K, y, lam, one, tol=1e-15).alpha
+        a_w = fit_weighted_svm(K, y, lam, w * one, tol=1e-15).alpha
+    truth = true_gap(np.ones((1, 1)), y, lam, w * one, one, a_t)
+    typo = alpha_typo_gap(K, y, lam, w * one, one, a_t, a_w)
+    return {"n": 1, "K": 1.0, "y": 1.0, "w_tilde": 1.0, "w": float(w), "lam": float(lam), "loss": "hinge",
+            "alpha_w_tilde": float(a_t[0]), "alpha_w": float(a_w[0]), "true_gap": float(truth),
+            "with_alpha_w": float(typo)}
