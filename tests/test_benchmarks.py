@@ -22,7 +22,7 @@ def _check_rows(rows, n):
         assert r["ratio"] == pytest.approx(r["reference_seconds"] / r["ours_seconds"])
         assert r["ours_runs"] >= 1 and r["reference_runs"] >= 1
         assert np.isfinite(r["ours_accuracy"]) and np.isfinite(r["reference_accuracy"])
-        assert (r["met"] is None) == (r["target"] == "")
+        assert (r["met"] is None) == (r["goal"] == "")
     assert set(bm.TIMING_COLUMNS) <= set(bm.COLUMNS)
 
 
@@ -39,11 +39,11 @@ def test_measure_repeats_within_budget_and_returns_the_result():
 
 def test_row_verdicts():
     r = bm._row("b", "p", 1, (1.0, 1), (20.0, 1), 0.0, 0.0, "a", 10.0)
-    assert r["ratio"] == 20.0 and r["met"] is True and r["target"] == "ratio >= 10"
+    assert r["ratio"] == 20.0 and r["met"] is True and r["goal"] == "ratio >= 10"
     assert bm._row("b", "p", 1, (1.0, 1), (20.0, 1), 0.0, 0.0, "a", 10.0, met_extra=False)["met"] is False
     assert bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a", 10.0)["met"] is False
     assert bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a")["met"] is None
-    assert len(bm.targets([r, bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a")])) == 1
+    assert len(bm.goals([r, bm._row("b", "p", 1, (1.0, 1), (5.0, 1), 0.0, 0.0, "a")])) == 1
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +81,10 @@ def test_line_search_ball_qp1_weighted_svm():
     assert sum("SDP" in r["benchmark"] for r in ball) == 2
     qp = bm.qp1(0, [50], [1.0], budget=0.0)
     _check_rows(qp, 1)
-    assert abs(qp[0]["reference_accuracy"]) < 1e-6 and qp[0]["target"] == ""
+    assert abs(qp[0]["reference_accuracy"]) < 1e-6 and qp[0]["goal"] == ""
     ws = bm.weighted_svm([40, 60], budget=0.0)
     _check_rows(ws, 2)
-    assert ws[-1]["target"] == "ratio >= 10" and ws[0]["target"] == ""
+    assert ws[-1]["goal"] == "ratio >= 10" and ws[0]["goal"] == ""
     assert all(r["ours_accuracy"] <= 1e-8 and r["reference_accuracy"] >= -1e-9 for r in ws)
 
 

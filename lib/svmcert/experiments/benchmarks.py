@@ -1,9 +1,9 @@
-"""Benchmarks of issue 6: the library's solvers against the reference tools, measured in the same run.
+"""Benchmarks: the library's solvers against the reference tools, measured in the same run.
 
 Every function returns a list of rows with the columns of :data:`COLUMNS`: the time of our solver
 and of the reference (best of up to ``repeat`` calls, fewer when a single call already exceeds the
 ``budget`` in seconds), their ratio (reference / ours, so > 1 means ours is faster), the accuracy
-both reached (stated in ``accuracy``), and, for rows that test a target of the issue, the target
+both reached (stated in ``accuracy``), and, for rows that test a speed goal of the library, the goal
 ratio and whether it was met. Nothing here changes a solver: the functions only call them.
 
 BLAS is limited to one thread by the callers (book appendix, ``benchmarks/run.py``): the machine
@@ -29,10 +29,10 @@ from .instances import instance_rng
 from .timing import clock
 
 __all__ = ["COLUMNS", "measure", "mnist_problem", "warm_up", "sign_constrained", "first_order", "unconstrained",
-           "line_search", "quadratic_on_ball", "qp1", "weighted_svm", "targets", "SVC_TOLS"]
+           "line_search", "quadratic_on_ball", "qp1", "weighted_svm", "goals", "SVC_TOLS"]
 
 COLUMNS = ["benchmark", "parameters", "size", "ours_seconds", "reference_seconds", "ratio", "ours_accuracy",
-           "reference_accuracy", "accuracy", "target", "met", "ours_runs", "reference_runs", "note"]
+           "reference_accuracy", "accuracy", "goal", "met", "ours_runs", "reference_runs", "note"]
 #: columns that hold wall-clock measurements or verdicts derived from them (excluded from drift checks)
 TIMING_COLUMNS = ["ours_seconds", "reference_seconds", "ratio", "met", "ours_runs", "reference_runs"]
 #: tolerances tried for LinearSVC, loosest first: the first whose objective is no worse than ours is timed
@@ -53,15 +53,15 @@ def measure(fn, repeat: int = 3, budget: float = 2.0, min_seconds: float = 0.0):
             return float(best), out, calls
 
 
-def _row(benchmark, parameters, size, ours, ref, ours_acc, ref_acc, accuracy, target_ratio=None,
+def _row(benchmark, parameters, size, ours, ref, ours_acc, ref_acc, accuracy, goal_ratio=None,
          met_extra=True, note=""):
-    """One row; ``ours``/``ref`` are (seconds, runs). ``met`` needs ratio >= target and ``met_extra``."""
+    """One row; ``ours``/``ref`` are (seconds, runs). ``met`` needs ratio >= goal and ``met_extra``."""
     ratio = ref[0] / ours[0]
-    met = None if target_ratio is None else bool(ratio >= target_ratio and met_extra)
+    met = None if goal_ratio is None else bool(ratio >= goal_ratio and met_extra)
     return {"benchmark": benchmark, "parameters": parameters, "size": size, "ours_seconds": ours[0],
             "reference_seconds": ref[0], "ratio": ratio, "ours_accuracy": float(ours_acc),
             "reference_accuracy": float(ref_acc), "accuracy": accuracy,
-            "target": "" if target_ratio is None else f"ratio >= {target_ratio:.3g}", "met": met,
+            "goal": "" if goal_ratio is None else f"ratio >= {goal_ratio:.3g}", "met": met,
             "ours_runs": ours[1], "reference_runs": ref[1], "note": note}
 
 
@@ -73,7 +73,7 @@ def _quiet(fn):
     return run
 
 
-# ----------------------------------------------------------------------------- targets 1 and 2: MNIST-5k
+# ----------------------------------------------------------------------------- goals 1 and 2: MNIST-5k
 
 def mnist_problem(rows: int | None = None, seed: int = 0):
     """MNIST-5k odd vs even with unit rows and a random half of the pixels sign-constrained with
@@ -105,11 +105,11 @@ def _rel_gap(primal, dual):
 
 
 def sign_constrained(X, y, sign, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=2.5):
-    """Target 1: ``signsvm.solve`` vs cvxpy/Clarabel (tolerances 1e-10) at each lambda n.
+    """Goal 1: ``signsvm.solve`` vs cvxpy/Clarabel (tolerances 1e-10) at each lambda n.
 
     Our accuracy is the certified relative gap; cvxpy's is the relative gap of its primal value
     against our dual bound D(alpha), an upper bound on its relative error. cvxpy's time includes
-    building the problem (what a user pays) and is a single call. Targets: ratio >= 10 at
+    building the problem (what a user pays) and is a single call. Goals: ratio >= 10 at
     lambda n in {1, 100}, >= 1 otherwise (ours must also reach ``tol``). Returns (rows, duals).
     """
     n = len(y)
@@ -120,11 +120,11 @@ def sign_constrained(X, y, sign, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3
                                 repeat, budget)
         t_r, ref, k_r = measure(lambda: solve_primal_cvxpy(X, y, lam, sign), 1, 0.0)
         duals[lam_n] = res.dual
-        target = 10.0 if lam_n in (1.0, 100.0) else 1.0
+        goal = 10.0 if lam_n in (1.0, 100.0) else 1.0
         note = f"{res.n_iter} passes" + ("" if res.converged else f", not converged (cap {max_epochs} passes)")
         rows.append(_row("sign-constrained SVM vs cvxpy", f"n={n}, d={X.shape[1]}, lam_n={lam_n:g}", n,
                          (t_o, k_o), (t_r, k_r), res.gap / res.primal, _rel_gap(ref.value, res.dual),
-                         "relative gap against our dual bound", target, res.converged, note))
+                         "relative gap against our dual bound", goal, res.converged, note))
     return rows, duals
 
 
@@ -153,11 +153,11 @@ def first_order(X, y, sign, lam_ns, iterations, duals, dca_rows):
 
 
 def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=2.5, random_state=0):
-    """Target 2: all signs free; ours vs ``LinearSVC(loss="hinge", dual=True, fit_intercept=False,
+    """Goal 2: all signs free; ours vs ``LinearSVC(loss="hinge", dual=True, fit_intercept=False,
     C=1/(lambda n))``, whose objective is P(w)/lambda. LinearSVC's ``tol`` is the loosest of
     :data:`SVC_TOLS` whose P(w) is no larger than ours (same objective accuracy or better), or the
     tightest if none is (then LinearSVC is timed at an accuracy below ours, and the note says so);
-    both accuracies are relative gaps against our dual bound. Target: ratio >= 1/3 with ours
+    both accuracies are relative gaps against our dual bound. Goal: ratio >= 1/3 with ours
     converged."""
     from sklearn.svm import LinearSVC
 
@@ -191,13 +191,13 @@ def unconstrained(X, y, lam_ns, *, tol=1e-6, max_epochs=20000, repeat=3, budget=
     return rows
 
 
-# ----------------------------------------------------------------------------- target 3: line search
+# ----------------------------------------------------------------------------- goal 3: line search
 
 def line_search(seed, sizes, *, repeat=3, budget=2.0):
-    """Target 3: the O(d log d) sweep (``signsvm.line_search``) vs the paper's O(d^2) construction
+    """Goal 3: the O(d log d) sweep (``signsvm.line_search``) vs the paper's O(d^2) construction
     (``line_search_pieces_quadratic``) on the worst case d_t = d + 1 (n = 2, every coordinate
     crossing inside (0, 1)). Accuracy: shortfall of D(alpha + eta q) at each method's eta below the
-    better of the two, relative. Target: ratio >= 50 at d = 10^4."""
+    better of the two, relative. Goal: ratio >= 50 at d = 10^4."""
     from .line_search import _crossing_template
 
     rows = []
@@ -215,7 +215,7 @@ def line_search(seed, sizes, *, repeat=3, budget=2.0):
     return rows
 
 
-# ----------------------------------------------------------------------------- target 4: quadratic on a ball
+# ----------------------------------------------------------------------------- goal 4: quadratic on a ball
 
 def _ball_instance(rng, n, hard=False):
     if hard:
@@ -227,7 +227,7 @@ def _ball_instance(rng, n, hard=False):
 
 
 def quadratic_on_ball(seed, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_sizes=()):
-    """Target 4: ``maximize_quadratic_on_ball`` vs scipy's exact trust-region subproblem solver
+    """Goal 4: ``maximize_quadratic_on_ball`` vs scipy's exact trust-region subproblem solver
     (IterativeSubproblem with k_easy = k_hard = 1e-12, far tighter than its defaults) at ``sizes``,
     and vs the cvxpy SDP (Shor relaxation, Clarabel 1e-10) at ``sdp_sizes``. Random PSD A = GG'/n,
     S = 1; ``hard_sizes`` adds hard-case instances (top eigenvalue double, b orthogonal to its
@@ -253,12 +253,12 @@ def quadratic_on_ball(seed, sizes, sdp_sizes, *, repeat=3, budget=2.0, hard_size
     return rows
 
 
-# ----------------------------------------------------------------------------- target 6 (issue item 6): QP1
+# ----------------------------------------------------------------------------- goal 6: QP1
 
 def qp1(seed, sizes, Cs, *, repeat=3, budget=2.0):
     """``solve_qp1(..., record=False)`` (engine "auto" then picks the compiled DRD loop) vs cvxpy/Clarabel on random
     overlapping instances (g = N(0,1) + y/2, W = 1). Accuracy: our duality gap and cvxpy's objective
-    minus our dual value, both relative to max(1, |P|). Target: ratio >= 10 at N = 1000."""
+    minus our dual value, both relative to max(1, |P|). Goal: ratio >= 10 at N = 1000."""
     rows = []
     for N in sizes:
         rng = instance_rng(seed, "benchmarks", "qp1", N)
@@ -274,14 +274,14 @@ def qp1(seed, sizes, Cs, *, repeat=3, budget=2.0):
     return rows
 
 
-# ----------------------------------------------------------------------------- target 5: weighted kernel SVM
+# ----------------------------------------------------------------------------- goal 5: weighted kernel SVM
 
 def weighted_svm(sizes, *, lam_over_n=10 ** -1.5, tol=1e-8, seed=0, repeat=3, budget=3.0):
-    """Target 5: ``fit_weighted_svm`` (hinge, unit weights) vs cvxpy/Clarabel on svmguide1 with the
-    RBF kernel (+1 for the intercept, the DRSSS chapter's former setup), lambda = n 10^-1.5 (Table 3), on
+    """Goal 5: ``fit_weighted_svm`` (hinge, unit weights) vs cvxpy/Clarabel on svmguide1 with the
+    RBF kernel (+1 for the intercept, as in the DRSSS chapter), lambda = n 10^-1.5 (Table 3), on
     random subsets of ``sizes`` samples (the full n = 3089 only if listed). cvxpy solves the
     primal on a factor F F^T = K; its time includes the eigendecomposition that builds F. Accuracy:
-    our certified relative gap; cvxpy's primal value against our dual bound. Target: ratio >= 10."""
+    our certified relative gap; cvxpy's primal value against our dual bound. Goal: ratio >= 10."""
     from .drsss import design, gram
 
     X, y = design("svmguide1")
@@ -302,6 +302,6 @@ def weighted_svm(sizes, *, lam_over_n=10 ** -1.5, tol=1e-8, seed=0, repeat=3, bu
     return rows
 
 
-def targets(rows):
-    """The rows that test a target of the issue."""
-    return [r for r in rows if r["target"]]
+def goals(rows):
+    """The rows that test a speed goal."""
+    return [r for r in rows if r["goal"]]

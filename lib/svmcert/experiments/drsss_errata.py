@@ -13,21 +13,7 @@ from .. import claims
 from . import drsss_setup as st
 from .drsss_paper import PAPER, READINGS, TABLE3_ATOL_PP, TABLE4_ATOL_PP, Case, printed
 
-__all__ = ["table1_counterexamples", "reading_counterexample", "record_errata"]
-
-
-def table1_counterexamples() -> dict:
-    """Two definitions of Table 1 on the smallest inputs that refute them.
-
-    p-norm (sum_i v_i^p)^(1/p): at v = (-1), p = 1 it is -1, not the norm 1. "mu-smooth" as
-    ||f(v) - f(v')|| <= mu ||v - v'||: f(v) = v^2 / 2 is 1-strongly convex, so its conjugate (f
-    itself) is 1-smooth by Lemma A.2 -- but |f(3) - f(0)| = 4.5 > 1 * 3 (the printed definition is
-    Lipschitz continuity of f, not of its gradient)."""
-    v, p = np.array([-1.0]), 1
-    f = lambda t: 0.5 * t * t                       # noqa: E731
-    return {"p_norm": {"v": v.tolist(), "p": p, "printed": float(np.sum(v ** p) ** (1.0 / p)),
-                       "norm": float(np.linalg.norm(v, p))},
-            "smooth": {"f": "v^2 / 2", "mu": 1.0, "v": 3.0, "v_prime": 0.0, "lhs": abs(f(3.0) - f(0.0)), "rhs": 3.0}}
+__all__ = ["reading_counterexample", "record_errata"]
 
 
 def _cases_outside(readings, reading, cases, only=None) -> tuple[int, dict]:
@@ -133,14 +119,4 @@ def record_errata(readings, cases, t3_rows, t4_summaries):
                             "printed_remained_samples_at_most": s["n"] * (p + TABLE4_ATOL_PP) / 100,
                             "samples_with_margin_at_most_1": int(round(s["n"] * s["remained_naive"])),
                             "of_them_on_the_margin": s["on_margin"]}))
-    t1 = table1_counterexamples()
-    out.append(claims.record(
-        "screening.notation.p_norm", observed=t1["p_norm"]["printed"], reference=t1["p_norm"]["norm"], comparison="abs",
-        tolerance=0.0, source="Table 1", statement="||v||_p = (sum_i v_i^p)^(1/p).", reference_source="numpy.linalg.norm",
-        instances=1, counterexample=t1["p_norm"], note="Absolute values are missing: |v_i|^p.", **kw))
-    out.append(claims.record(
-        "screening.notation.smoothness", observed=t1["smooth"]["lhs"], reference=t1["smooth"]["rhs"], comparison="<=",
-        source="Table 1, Lemma A.2", statement="f is mu-smooth when ||f(v) - f(v')|| <= mu ||v - v'|| (the sense Lemma A.2 uses for the conjugate of a strongly convex function).",
-        reference_source="mu ||v - v'|| for f = v^2/2, whose conjugate is itself and 1-smooth",
-        instances=1, counterexample=t1["smooth"], note="Smoothness bounds the change of the gradient, not of f.", **kw))
     return out

@@ -11,6 +11,11 @@ computed in coordinates, never through K):
   the reference solution (Lemma 3.2) and the screening rate.
 - :func:`printed_kernel_gap`, :func:`corrected_kernel_gap`: the kernelised duality gap of
   Section 4.2 as printed and with the missing term restored.
+- :func:`definition34_instance`: Definition 3.4 (the samples Lemma 3.2 removes for every weight
+  vector of the ball) against Theorem 3.5's rule, with random weights of the sphere and the
+  maximiser of the gap.
+- :func:`lemma_a5_rows`: Lemma A.5 (a linear function over a ball) against cvxpy.
+- :func:`intercept_ball`: Remark 3.3, the ball of Lemma 3.1 with an unregularised intercept.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from ..screening.weighted_svm import (ConvergenceWarning, dual_domain, fenchel_y
 
 __all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",
            "kernel_gap_rows", "run_instance", "instance_parameters", "run_instances", "printed_kernel_gap",
-           "corrected_kernel_gap", "true_gap", "alpha_typo_gap", "alpha_typo_instance", "LAMBDA_EXPONENTS", "LOSSES"]
+           "corrected_kernel_gap", "true_gap", "alpha_typo_gap", "alpha_typo_instance", "LAMBDA_EXPONENTS", "LOSSES",
+           "definition34_instance", "lemma_a5_rows", "intercept_ball", "lemma_a5_proof_counterexample"]
 
 #: lam / n = 10^-e with e drawn from these for each instance.
 LAMBDA_EXPONENTS = (0.5, 1.0, 1.5, 2.0, 2.5)
@@ -281,3 +287,105 @@ def alpha_typo_instance(lam=0.5, w=2.0):
     return {"n": 1, "K": 1.0, "y": 1.0, "w_tilde": 1.0, "w": float(w), "lam": float(lam), "loss": "hinge",
             "alpha_w_tilde": float(a_t[0]), "alpha_w": float(a_w[0]), "true_gap": float(truth),
             "with_alpha_w": float(typo)}
+
+def definition34_instance(F, y, lam, S, rng, n_weights=200, loss="hinge"):
+    """Definition 3.4 on one problem (w_tilde = 1): the samples that Lemma 3.2, applied with
+    (beta_hat, alpha_hat) = (beta*(w_tilde), alpha*(w_tilde)), removes for *every* w of
+    W = {||w - w_tilde|| <= S}, against Theorem 3.5's rule (:func:`svmcert.screening.drsss.drsss`).
+
+    The gap of each w is eqs. (2) and (4) with explicit features, subtracted (:func:`true_gap`). The
+    weights are ``n_weights`` random points of the sphere (Appendix E.3's recipe) and the maximiser
+    w* of the gap over the ball (Theorem 4.1). Since the gap is largest at w*, the samples removed for
+    all these w must be exactly Theorem 3.5's; each random w on its own must remove at least those.
+    """
+    from ..screening.drsss import drsss, gap_quadratic
+    from ..screening.quadratic_ball import maximize_quadratic_on_ball
+
+    K, n = F @ F.T, len(y)
+    w_tilde = np.ones(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = fit_weighted_svm(K, y, lam, w_tilde, loss, tol=1e-12, max_epochs=200000)
+    alpha = fit.alpha
+    rule = drsss(K, y, lam, w_tilde, S, loss, alpha_hat=alpha, check_psd=False).removable
+    q = gap_quadratic(K, y, lam, w_tilde, alpha, loss, check_psd=False)
+    w_star = maximize_quadratic_on_ball(q.A, q.b, w_tilde, S).w
+    beta = F.T @ (y * w_tilde * alpha) / lam
+    lower_centre, norms = y * (F @ beta), np.linalg.norm(F, axis=1)
+
+    def removed(w):
+        r = np.sqrt(2.0 * max(true_gap(F, y, lam, w, w_tilde, alpha, loss), 0.0) / lam)
+        low = lower_centre - norms * r
+        return low > 1.0 if loss == "hinge" else low >= 1.0
+
+    V = rng.standard_normal((int(n_weights), n))
+    W = w_tilde + S * V / np.linalg.norm(V, axis=1, keepdims=True)
+    masks = np.array([removed(w) for w in W])
+    sampled = masks.all(axis=0)
+    at_star = removed(w_star)
+    return {"n": n, "lam": lam, "S": S, "weights": int(n_weights) + 1, "min_weight": float(min(W.min(), w_star.min())),
+            "theorem35_removed": int(rule.sum()), "removed_for_all_sampled": int(sampled.sum()),
+            "removed_for_all_with_maximiser": int((sampled & at_star).sum()),
+            "rule_not_within_a_w": int(sum(np.sum(rule & ~m) for m in masks) + np.sum(rule & ~at_star)),
+            "mismatch": int(np.sum(rule != (sampled & at_star))), "fit_rel_gap": fit.gap / fit.primal}
+
+
+def lemma_a5_rows(seed, count=60):
+    """Lemma A.5: min and max of a^T v over ||v - c|| <= S equal a^T c -+ S ||a||; cvxpy/Clarabel
+    solves both problems (tolerances 1e-10). Instances from the stream ``("gap-safe-ball", "lemma A.5", k)``;
+    one in ten has a = 0."""
+    import cvxpy as cp
+
+    from .instances import instance_rng
+
+    rows = []
+    for k in range(int(count)):
+        rng = instance_rng(seed, "gap-safe-ball", "lemma A.5", k)
+        n = int(rng.integers(1, 11))
+        a = np.zeros(n) if k % 10 == 0 else rng.standard_normal(n) * 10 ** rng.uniform(-2, 2)
+        c, S = rng.standard_normal(n) * 3, float(10 ** rng.uniform(-2, 2))
+        v = cp.Variable(n)
+        out = {}
+        for sense in ("min", "max"):
+            obj = cp.Minimize(a @ v) if sense == "min" else cp.Maximize(a @ v)
+            cp.Problem(obj, [cp.norm(v - c, 2) <= S]).solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10,
+                                                            tol_feas=1e-10)
+            out[sense] = float(a @ v.value)
+        scale = max(1.0, abs(a @ c) + S * np.linalg.norm(a))
+        rows.append({"k": k, "n": n, "a_zero": bool(not a.any()), "S": S,
+                     "min_error": abs(out["min"] - (a @ c - S * np.linalg.norm(a))) / scale,
+                     "max_error": abs(out["max"] - (a @ c + S * np.linalg.norm(a))) / scale})
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def intercept_ball(shift: float = 4.0, lam: float = 1.0, regularise: bool = False):
+    """Remark 3.3 on the smallest symmetric problem: x = (1, -1), y = (1, -1), w = (1, 1), hinge loss,
+    features [x, 1]. The optimum (cvxpy/Clarabel, with or without lam/2 b^2 on the intercept b) is moved
+    by ``shift`` along the intercept; returns the distance over the radius sqrt(2 (P(moved) - P*) / lam)
+    that Lemma 3.1 would give with kappa = lam (by strong duality D(alpha*) = P*)."""
+    import cvxpy as cp
+
+    x, yy = np.array([1.0, -1.0]), np.array([1.0, -1.0])
+    beta, b = cp.Variable(), cp.Variable()
+    reg = lam / 2 * (cp.square(beta) + (cp.square(b) if regularise else 0))
+    P = cp.sum(cp.pos(1 - cp.multiply(yy, x * beta + b))) + reg
+    prob = cp.Problem(cp.Minimize(P))
+    prob.solve(solver=cp.CLARABEL, tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    b0, be0, p_star = float(b.value), float(beta.value), float(prob.value)
+
+    def P_at(be, bb):
+        return float(np.sum(np.maximum(0.0, 1 - yy * (x * be + bb))) + lam / 2 * (be ** 2 + (bb ** 2 if regularise else 0)))
+
+    gap = P_at(be0, b0 + shift) - p_star
+    return {"regularised_intercept": regularise, "shift": shift, "lam": lam, "beta": be0, "b": b0, "p_star": p_star,
+            "gap": gap, "radius": float(np.sqrt(2 * gap / lam)), "distance_over_radius": shift / float(np.sqrt(2 * gap / lam))}
+
+
+def lemma_a5_proof_counterexample():
+    """The proof of Lemma A.5 says -S||a|| <= a^T (v - c) <= S||a|| holds with equality if ||v - c|| = S.
+    The smallest refutation: n = 2, a = (1, 0), c = 0, S = 1 and v = (0, 1) on the sphere, orthogonal to a."""
+    a, c, v, S = np.array([1.0, 0.0]), np.zeros(2), np.array([0.0, 1.0]), 1.0
+    return {"n": 2, "a": a.tolist(), "c": c.tolist(), "S": S, "v": v.tolist(), "norm_v_minus_c": float(np.linalg.norm(v - c)),
+            "a_dot_v_minus_c": float(a @ (v - c)), "S_times_norm_a": float(S * np.linalg.norm(a))}

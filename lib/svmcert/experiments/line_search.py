@@ -6,6 +6,8 @@ the checks (in units of a rounding bound m eps x sum of magnitudes; <= 1 passes)
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -353,18 +355,20 @@ def check_instance(inst: LineInstance, grid: int = 513, per_piece: int = 9, xato
 # ----------------------------------------------------------------------------- timing, errata, figure
 
 def time_constructions(seed: int, sizes, repeat: int = 3, min_seconds: float = 0.3):
-    """Seconds of :func:`line_search` and :func:`line_search_pieces_quadratic` on the worst case
+    """CPU seconds of :func:`line_search` and :func:`line_search_pieces_quadratic` on the worst case
     d_t = d + 1, with n = 2 so the O(nd) products cost O(d) and building the pieces dominates; each
-    is the best of >= ``repeat`` calls, repeated until ``min_seconds`` were spent (load noise)."""
+    is the best of >= ``repeat`` calls, repeated until ``min_seconds`` were spent (load noise). CPU
+    time (``time.process_time``) is what other jobs on the machine inflate least."""
     import pandas as pd
     rows = []
     for d in sizes:
         inst = _crossing_template(instance_rng(seed, "line-search", "timing", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         rows.append({"d": int(d), "d_t": len(signsvm.line_search(*args).a),
-                     "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds),
+                     "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds,
+                                          clock=time.process_time),
                      "quadratic_s": best_time(lambda: signsvm.line_search_pieces_quadratic(*args),
-                                              repeat=repeat, min_seconds=min_seconds)})
+                                              repeat=repeat, min_seconds=min_seconds, clock=time.process_time)})
     df = pd.DataFrame(rows)
     df["ratio"] = df["quadratic_s"] / df["sweep_s"]
     return df

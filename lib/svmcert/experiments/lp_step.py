@@ -16,6 +16,8 @@ from .patterns import sign_vector
 from .timing import best_time
 
 __all__ = [
+    "optimal_face_dimension",
+    "unique_lp_solutions",
     "LPInstance",
     "random_instances",
     "tie_instances",
@@ -279,3 +281,34 @@ def tie_gradients(instances) -> tuple[float, int]:
             worst = max(worst, float(np.abs(g[ties]).max()))
             count += int(ties.sum())
     return worst, count
+
+
+def optimal_face_dimension(g, tol: float = 1e-9) -> int:
+    """How many coordinates are free on the set of optimal solutions of max <g, u> over the cube:
+    the optimum by HiGHS, then for each i the smallest and largest u_i with <g, u> >= optimum - tol,
+    again by HiGHS. 0 means the optimal solution is unique."""
+    from scipy.optimize import linprog
+
+    g = np.asarray(g, dtype=float)
+    n = g.size
+    best = solve_box_lp_linprog(g).value
+    free = 0
+    for i in range(n):
+        ends = []
+        for sense in (1.0, -1.0):
+            c = np.zeros(n)
+            c[i] = sense
+            out = linprog(c, A_ub=-g[None, :], b_ub=[-(best - tol)], bounds=[(0.0, 1.0)] * n, method="highs")
+            ends.append(sense * out.fun)
+        free += int(ends[1] - ends[0] > 1e-7)
+    return free
+
+
+def unique_lp_solutions(instances) -> tuple[int, int]:
+    """(instances whose direction-finding LP has a unique solution, instances): unique exactly when
+    no coefficient g_i of the reference gradient is zero."""
+    unique = 0
+    for inst in instances:
+        g = dual_gradient_reference(inst.alpha, inst.X, inst.y, inst.lam, inst.sign)
+        unique += int(np.all(g != 0.0))
+    return unique, len(instances)

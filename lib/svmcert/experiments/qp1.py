@@ -4,19 +4,22 @@ Theorem 1 exhaustively and along every run, the literal algorithm's R2 failure, 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.linalg
 
-from ..featelim import check_working_set, enumerate_working_sets, solve_lo, solve_qp1
+from ..featelim import check_working_set, enumerate_working_sets, solve_lo, solve_qp1, working_set_rows
 from ..reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy, solve_qp1_svc
 from .instances import instance_rng
-from .timing import clock, loglog_slope
+from .timing import best_cpu_time, clock, loglog_slope
 
 __all__ = ["Instance", "FAMILIES", "random_instance", "random_instances", "iteration_checks", "compare_instance",
            "standardise", "real_projections", "exhaustive_theorem1", "smallest_r2_failure", "trace_table",
-           "lo_on_projections", "time_per_iteration"]
+           "lo_on_projections", "time_per_iteration", "cpu_time_per_iteration", "lemma1_independent", "widen_null_space",
+           "lemma2_widening"]
 
 
 @dataclass
@@ -186,16 +189,70 @@ def exhaustive_theorem1(seed: int, Ns=(1, 2, 3, 4, 5)) -> pd.DataFrame:
         for case, g in cases.items():
             y = _labels(rng, N)
             cnt = dict(N=N, case=case, working_sets=0, r1_and_r2=0, theorem1_conditions=0, mismatch=0,
-                       lemma3_violations=0, lemma4_violations=0)
+                       lemma1_violations=0, lemma3_violations=0, lemma4_violations=0)
             for W1, W2 in enumerate_working_sets(N):
                 c = check_working_set(W1, W2, g, y, 1.7)
                 cnt["working_sets"] += 1
                 cnt["r1_and_r2"] += c.r1 and c.r2
                 cnt["theorem1_conditions"] += c.theorem1_conditions
                 cnt["mismatch"] += (c.r1 and c.r2) != c.theorem1_conditions
+                cnt["lemma1_violations"] += not lemma1_independent(W1, W2, g, y)
                 cnt["lemma3_violations"] += c.r1 and c.n_doubly_active > 2
                 cnt["lemma4_violations"] += c.r2 and not c.c2
             rows.append(cnt)
+    return pd.DataFrame(rows)
+
+
+def lemma1_independent(W1, W2, g, y) -> bool:
+    """Lemma 1 on one working set: the margin rows of the samples with only that row in W (W11), the
+    slack rows of the samples with only that row (W22) and the slack rows of the doubly-active samples
+    (the bottom half of B) are linearly independent (SVD rank of the stacked rows)."""
+    W1, W2 = np.asarray(W1, dtype=bool), np.asarray(W2, dtype=bool)
+    rows = working_set_rows(W1 & ~W2, W2, g, y)
+    if rows.shape[0] == 0:
+        return True
+    sv = np.linalg.svd(rows, compute_uv=False)
+    return int(np.sum(sv > 1e-10 * max(sv[0], 1.0))) == rows.shape[0]
+
+
+def widen_null_space(Z, n_wide: int, zero_columns) -> np.ndarray:
+    """Lemma 2's construction: from a null-space basis ``Z`` (n x r) of M, the basis of M widened to
+    ``n_wide`` columns by zero columns at ``zero_columns``: the old vectors with 0 at those coordinates,
+    then the unit vectors of those coordinates."""
+    zero_columns = sorted(int(i) for i in zero_columns)
+    keep = [j for j in range(n_wide) if j not in set(zero_columns)]
+    Z = np.asarray(Z, dtype=float).reshape(len(keep), -1)
+    grown = np.zeros((n_wide, Z.shape[1]))
+    grown[keep] = Z
+    units = np.eye(n_wide)[:, zero_columns]
+    return np.hstack([grown, units])
+
+
+def lemma2_widening(seed: int, trials: int = 200) -> pd.DataFrame:
+    """Lemma 2 on random matrices (sizes up to 8 x 8, ranks from 0 to full, 1 to 4 zero columns
+    inserted), each from the stream ``("qp1-active-set", "lemma 2", k)``. For each the widened basis
+    must lie in the null space of the widened matrix, be linearly independent, and have as many
+    vectors as that null space has dimensions (scipy.linalg.null_space of the widened matrix)."""
+    rows = []
+    for k in range(int(trials)):
+        rng = instance_rng(seed, "qp1-active-set", "lemma 2", k)
+        m, n = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+        r = int(rng.integers(0, min(m, n) + 1))
+        M = rng.standard_normal((m, r)) @ rng.standard_normal((r, n)) if r else np.zeros((m, n))
+        kz = int(rng.integers(1, 5))
+        wide_n = n + kz
+        I = np.sort(rng.choice(wide_n, size=kz, replace=False))
+        M_wide = np.zeros((m, wide_n))
+        M_wide[:, [j for j in range(wide_n) if j not in set(I.tolist())]] = M
+        Z_new = widen_null_space(scipy.linalg.null_space(M), wide_n, I)
+        dim = scipy.linalg.null_space(M_wide).shape[1]
+        scale = max(1.0, float(np.abs(M).max()))
+        residual = float(np.abs(M_wide @ Z_new).max()) / scale if Z_new.size else 0.0
+        sv = np.linalg.svd(Z_new, compute_uv=False) if Z_new.size else np.zeros(0)
+        independent = bool(sv.size == 0 or sv.min() > 1e-10 * sv.max())
+        rows.append(dict(trial=k, m=m, n=n, rank=r, zero_columns=kz, basis_vectors=Z_new.shape[1], null_dim=dim,
+                         residual=residual, independent=independent,
+                         ok=bool(residual <= 1e-12 and independent and Z_new.shape[1] == dim)))
     return pd.DataFrame(rows)
 
 
@@ -271,6 +328,35 @@ def time_per_iteration(Ns, seed: int, repeats: int = 3) -> pd.DataFrame:
         rows.append(dict(N=N, iterations=res.n_iter, seconds=best, seconds_per_iteration=best / res.n_iter))
     df = pd.DataFrame(rows)
     return df
+
+
+def cpu_time_per_iteration(Ns, seed: int, iterations: int = 200, repeats: int = 3) -> pd.DataFrame:
+    """CPU time of one iteration of the specialised method against N, measured by difference.
+
+    Each size's instance (overlapping classes, cold start; stream ``("qp1-active-set", "cpu timing", N)``)
+    is solved with ``max_iter = iterations`` and ``2 * iterations``; the difference of the two best
+    CPU times (``time.process_time``) divided by ``iterations`` is the cost of an iteration, without the
+    set-up (input checks, the starting bias) that both runs share.
+    """
+    rows = []
+    for N in Ns:
+        rng = instance_rng(seed, "qp1-active-set", "cpu timing", N)
+        y = _labels(rng, N)
+        g = rng.normal(size=N) + 0.8 * y
+        k = int(iterations)
+
+        def run(limit):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")          # the iteration limit is the point here
+                return solve_qp1(g, y, 1.0, 1.0, record=False, max_iter=limit)
+
+        run(5)                                            # compile the engine outside the timing
+        done = run(2 * k).n_iter
+        t1 = best_cpu_time(lambda: run(k), repeat=repeats)
+        t2 = best_cpu_time(lambda: run(2 * k), repeat=repeats)
+        rows.append(dict(N=int(N), iterations_timed=int(min(done, 2 * k) - min(done, k)), seconds_k=t1, seconds_2k=t2,
+                         seconds_per_iteration=(t2 - t1) / max(min(done, 2 * k) - min(done, k), 1)))
+    return pd.DataFrame(rows)
 
 
 def fitted_slope(df, x, y, min_x=0):

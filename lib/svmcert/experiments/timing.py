@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-__all__ = ["clock", "best_time", "per_call", "loglog_slope"]
+__all__ = ["clock", "best_time", "best_cpu_time", "per_call", "loglog_slope"]
 
 #: The clock every measurement uses: CPU seconds of this process.
 clock = time.process_time
@@ -40,6 +40,11 @@ def per_call(fn, calls: int) -> float:
     for _ in range(int(calls)):
         fn()
     return (clock() - t0) / int(calls)
+
+
+def best_cpu_time(fn, *, repeat: int = 3) -> float:
+    """:func:`best_time` with ``repeat`` calls and no minimum total time (every clock here is CPU time)."""
+    return best_time(fn, repeat=repeat)
 
 
 def loglog_slope(sizes, seconds) -> float:
