@@ -73,6 +73,9 @@ FUNCS = {
     "fit_weighted_svm": (screening.fit_weighted_svm, dict(K=K0, y=Y0, lam=0.5, weights=W0, max_epochs=5)),
     "drsss": (screening.drsss, dict(K=K0, y=Y0, lam=0.5, w_tilde=W0, S=0.1)),
     "drsss_screen": (screening.drsss_screen, dict(K=K0, y=Y0, lam=0.5, w_tilde=W0, S=0.1)),
+    "fit_weighted_linear": (screening.fit_weighted_linear, dict(X=X0, y=Y0, lam=0.5, weights=W0, max_epochs=5)),
+    "optimum_screening": (screening.optimum_screening, dict(y=Y0, lam=0.5, alpha=ALPHA0, margins=np.ones(N), gap=0.0,
+                                                            K=K0)),
     "linear_kernel": (kernels.linear_kernel, dict(X=X0, Y=X0[:2])),
     "rbf_kernel": (kernels.rbf_kernel, dict(X=X0, Y=X0[:2], gamma=0.5)),
     "rbf_gamma_scale": (kernels.rbf_gamma_scale, dict(X=X0)),
@@ -211,6 +214,10 @@ CASES = {
        ("option", dict(engine="cuda"), "engine")],
     "drsss": K_CASES[:-1] + KY_CASES + LAM_CASES + WT_CASES + AHAT_CASES + LOSS_CASES + TOL_CASES + _radius("S"),
     "drsss_screen": K_CASES[:-1] + KY_CASES + LAM_CASES + WT_CASES + LOSS_CASES + _radius("S"),
+    "fit_weighted_linear": X_CASES[:4] + LAM_CASES + [("weights", dict(weights=-W0), "weights"),
+                                                      ("nan", dict(weights=_nan(W0)), "weights")],
+    "optimum_screening": LAM_CASES + [("nan", dict(alpha=_nan(ALPHA0)), "alpha"), ("shape", dict(margins=np.ones(N - 1)), "margins"),
+                                      ("shape", dict(K=K0[:-1, :-1]), "K"), ("option", dict(K=None), "K, features")],
     "linear_kernel": PAIR_CASES,
     "rbf_kernel": PAIR_CASES + _radius("gamma"),
     "rbf_gamma_scale": X_CASES,
@@ -280,7 +287,7 @@ def test_every_class_of_bad_input_is_covered():
 def test_every_public_function_is_covered():
     public = set(signsvm.__all__) | set(screening.__all__) | set(kernels.__all__) | set(datasets.__all__)
     classes_and_constants = {"SolverResult", "ConvergenceWarning", "LineSearch", "BallMaximum", "MarginInterval",
-                             "WeightedSVM", "DRSSSResult", "NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError",
+                             "WeightedSVM", "DRSSSResult", "LinearWeightedSVM", "OptimumScreening", "NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError",
                              "DatasetSpec", "SignConstrainedSVC"}
     no_numeric_input = {"cache_dir", "mirror_dirs", "file_sha256", "mnist_odd_even", "splice_sequences", "download_url"}
     covered = {f.split(".")[0] for f in CASES}

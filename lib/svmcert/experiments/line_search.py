@@ -365,10 +365,9 @@ def time_constructions(seed: int, sizes, repeat: int = 3, min_seconds: float = 0
         inst = _crossing_template(instance_rng(seed, "line-search", "timing", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         rows.append({"d": int(d), "d_t": len(signsvm.line_search(*args).a),
-                     "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds,
-                                          clock=time.process_time),
+                     "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds),
                      "quadratic_s": best_time(lambda: signsvm.line_search_pieces_quadratic(*args),
-                                              repeat=repeat, min_seconds=min_seconds, clock=time.process_time)})
+                                              repeat=repeat, min_seconds=min_seconds)})
     df = pd.DataFrame(rows)
     df["ratio"] = df["quadratic_s"] / df["sweep_s"]
     return df
