@@ -14,7 +14,7 @@ import numpy as np
 
 from ..reference.signsvm import solve_primal_cvxpy
 from ..signsvm import bounds
-from ..signsvm.objectives import _project
+from ..signsvm.objectives import sign_projection
 from ..signsvm.projected_gradient import project_ball_sign, projected_gradient
 from ..signsvm.result import ConvergenceWarning
 from .patterns import SIGN_PATTERNS, sign_vector
@@ -221,10 +221,10 @@ def projection_check(instances, progress: bool = False):
         s = max(float(np.linalg.norm(w)), r)
         p = project_ball_sign(w, sign, r)
         q = project_ball_sign_cvxpy(w, sign, r)
-        qs = _project(q, sign)
+        qs = sign_projection(q, sign)
         v_q = float(np.linalg.norm(q - qs)) + max(0.0, float(np.linalg.norm(qs)) - r)
         nb = float(np.linalg.norm(w))
-        reverse = _project(w if nb <= r else w * (r / nb), sign)
+        reverse = sign_projection(w if nb <= r else w * (r / nb), sign)
         rows.append({"kind": inst["kind"], "d": w.size, "radius_over_norm": r / max(nb, 1e-300),
                      "closer_than_cvxpy": (np.linalg.norm(w - p) - np.linalg.norm(w - q) - v_q) / s,
                      "dist_cvxpy": float(np.linalg.norm(p - q)) / s,

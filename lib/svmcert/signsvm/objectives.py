@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import check_alpha, check_positive, check_sign, check_vector, check_X_y
 
-__all__ = [
+__all__ = ["sign_projection", 
     "project_sign",
     "primal_objective",
     "dual_objective",
@@ -22,8 +22,9 @@ __all__ = [
 ]
 
 
-def _project(v: np.ndarray, sign: np.ndarray) -> np.ndarray:
-    # Coordinates whose sign disagrees with the constraint are clipped to 0 (eq. 7).
+def sign_projection(v: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """Pi_S(v) of eq. (7) for validated float arrays: the coordinates whose sign disagrees with the
+    constraint are set to 0 (:func:`project_sign` is the validating door)."""
     return np.where(sign * v < 0.0, 0.0, v)
 
 
@@ -43,7 +44,7 @@ def project_sign(v, sign=None) -> np.ndarray:
     """
     v = check_vector(v, "v")
     sign = check_sign(sign, v.shape[0])
-    return _project(v, sign)
+    return sign_projection(v, sign)
 
 
 def _hinge_mean(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
@@ -64,7 +65,7 @@ def _omega(alpha: np.ndarray, X: np.ndarray, y: np.ndarray, lam: float) -> np.nd
 
 
 def _weights(alpha, X, y, lam, sign):
-    return _project(_omega(alpha, X, y, lam), sign)
+    return sign_projection(_omega(alpha, X, y, lam), sign)
 
 
 def _validate_dual_args(alpha, X, y, lam, sign):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .objectives import sign_projection
+
 __all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "Deadline"]
 
 
@@ -83,12 +85,12 @@ class Certificate:
         return self.gap <= tol * max(self.primal, np.finfo(float).tiny)
 
 
-def certificate(omega, alpha, Z, lam, sign, project) -> Certificate:
+def certificate(omega, alpha, Z, lam, sign) -> Certificate:
     """Evaluate the certificate from omega = Z^T alpha / (lam n): one O(nd) product Z w.
 
-    ``Z`` has rows y_i x_i; ``project`` is the projection onto the sign-constrained set.
+    ``Z`` has rows y_i x_i; w = Pi_S(omega) (eq. 7).
     """
-    w = project(omega, sign)
+    w = sign_projection(omega, sign)
     z = Z @ w
     half = 0.5 * lam * float(w @ w)
     primal = half + float(np.maximum(0.0, 1.0 - z).mean())
