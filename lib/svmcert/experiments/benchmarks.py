@@ -12,7 +12,6 @@ has two cores shared with other jobs, and Clarabel and the numba kernels are sin
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -24,7 +23,7 @@ from ..reference.qp1 import solve_qp1_cvxpy
 from ..reference.signsvm import solve_primal_cvxpy
 from ..reference.weighted_svm import kernel_factor, solve_weighted_primal_cvxpy
 from ..screening import fit_weighted_svm, maximize_quadratic_on_ball
-from ..signsvm.result import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 from .instances import instance_rng
 from .timing import clock
 

@@ -6,7 +6,6 @@ itself. Iteration cost is timed as n and d double.
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np

@@ -25,7 +25,7 @@ from ..kernels import linear_kernel, rbf_kernel
 from ..screening import weighted_svm as ws
 from ..screening.drsss import drsss
 from ..screening.weighted_linear import fit_weighted_linear
-from ..signsvm.result import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 from . import drsss_setup as st
 from .duality import load_scaled
 

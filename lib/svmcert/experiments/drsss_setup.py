@@ -30,7 +30,7 @@ from .. import datasets
 from ..kernels import rbf_kernel
 from ..screening.certified import duplicate_groups, optimum_screening
 from ..screening.weighted_svm import fenchel_young_residuals, fit_weighted_svm
-from ..signsvm.result import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 
 __all__ = ["Setup", "PAPER", "FORMER", "SCALINGS", "BALLS", "instance_key", "instance_rng", "features",
            "Design", "design", "lam_sum", "lam_grid", "Fit", "fit_at_ones", "screening", "ball_root",

@@ -25,7 +25,8 @@ import warnings
 import numpy as np
 
 from ..screening.gap_safe import gap_safe_radius, sss_screen
-from ..screening.weighted_svm import (ConvergenceWarning, dual_domain, fenchel_young_residuals, fit_weighted_svm,
+from ..exceptions import ConvergenceWarning
+from ..screening.weighted_svm import (dual_domain, fenchel_young_residuals, fit_weighted_svm,
                                       linear_dual_objective, linear_primal_objective, loss_conjugate, loss_value)
 
 __all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",

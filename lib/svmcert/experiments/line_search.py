@@ -6,7 +6,6 @@ the checks (in units of a rounding bound m eps x sum of magnitudes; <= 1 passes)
 
 from __future__ import annotations
 
-import time
 
 from dataclasses import dataclass
 

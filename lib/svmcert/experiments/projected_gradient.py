@@ -16,7 +16,7 @@ from ..reference.signsvm import solve_primal_cvxpy
 from ..signsvm import bounds
 from ..signsvm.objectives import sign_projection
 from ..signsvm.projected_gradient import project_ball_sign, projected_gradient
-from ..signsvm.result import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 from .patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [

@@ -3,7 +3,6 @@ Theorem 1 exhaustively and along every run, the literal algorithm's R2 failure, 
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass
 

@@ -20,7 +20,8 @@ import warnings
 import numpy as np
 
 from ..reference.weighted_svm import kernel_factor, solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
-from ..screening.weighted_svm import ConvergenceWarning, fit_weighted_svm, loss_conjugate, loss_value
+from ..exceptions import ConvergenceWarning
+from ..screening.weighted_svm import fit_weighted_svm, loss_conjugate, loss_value
 from .instances import InstanceStreams
 
 __all__ = ["TABLE5_ROWS", "table5_loss", "table5_conjugate", "table5_domain", "table5_zero_set",

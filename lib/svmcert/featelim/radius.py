@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validation import _dtype_eps, check_matrix, check_positive, check_psd, check_vector
-from ..signsvm.result import ConvergenceWarning
+from .._validation import check_gram, check_matrix, check_positive, check_vector
+from ..exceptions import ConvergenceWarning
 from ._sphere_smo import _matvec_compiled, _smo_compiled, _smo_numpy
 
 __all__ = ["SphereResult", "enclosing_sphere", "squared_diameter", "radius_squared",
@@ -66,26 +66,16 @@ class SphereResult:
 # --------------------------------------------------------------------------- validation
 
 def _check_gram(K, name: str = "K", psd: bool = True) -> np.ndarray:
-    """Square, finite, symmetric, non-negative diagonal and (with ``psd``) positive semidefinite up
-    to rounding (:func:`svmcert._validation.check_psd`, a Cholesky factorisation, O(n^3 / 3));
-    returned as float64. An indefinite K is no Gram matrix: eq. (9) and the diameter would then
-    measure nothing (K = [[1, 2], [2, 1]] gives R^2 = 0)."""
-    eps = _dtype_eps(K)
-    K = check_matrix(K, name)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name}: expected a square Gram matrix (n, n), got shape {K.shape}")
-    scale = max(float(np.abs(K).max()), _TINY)
-    asym = float(np.abs(K - K.T).max())
-    if asym > 1e-10 * scale:
-        raise ValueError(f"{name}: expected a symmetric matrix, max |K - K^T| = {asym:.3g}")
+    """Square, finite, symmetric and (with ``psd``) positive semidefinite up to rounding
+    (:func:`svmcert._validation.check_gram`, a Cholesky factorisation, O(n^3 / 3)); returned as
+    float64 and exactly symmetric. An indefinite K is no Gram matrix: eq. (9) and the diameter
+    would then measure nothing (K = [[1, 2], [2, 1]] gives R^2 = 0)."""
+    K = check_gram(K, name=name, psd=bool(psd))
     diag = np.diag(K)
     if diag.min() < 0:
         raise ValueError(f"{name}: expected a positive semidefinite Gram matrix, found a negative diagonal "
                          f"entry {diag.min():.3g}")
-    K = 0.5 * (K + K.T) if asym > 0 else K
-    if psd:
-        check_psd(K, name, eps)
-    return K
+    return K if np.array_equal(K, K.T) else 0.5 * (K + K.T)
 
 
 def _check_method(method) -> str:

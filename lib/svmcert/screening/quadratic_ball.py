@@ -29,7 +29,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import brentq
 
-from .._validation import check_matrix, check_positive, check_vector
+from .._gram import spectrum_tolerance
+from .._validation import check_positive, check_vector
+from .ball_newton import newton_on_checked
+from .ball_problem import SYMMETRY_RTOL, BallMaximum, check_ball_problem  # noqa: F401  (re-exported)
 
 __all__ = [
     "BallMaximum",
@@ -41,37 +44,11 @@ __all__ = [
     "stationary_points",
 ]
 
-SYMMETRY_RTOL = 1e-9
-"""Largest |A - A'| accepted, relative to max|A|: far above rounding (~n eps), far below any
-intended asymmetry. A is symmetrised after the check."""
-
-PSD_RTOL = 1e-9
-"""Smallest eigenvalue accepted as PSD: phi_min >= -PSD_RTOL * max|phi| (eigh's error is ~n eps ||A||)."""
-
 CLUSTER_TOL = 16
 """Eigenvalues of A are known to about n eps ||A|| and xi to about n eps (||A|| ||c|| + ||b||);
 the enumeration treats differences below CLUSTER_TOL times these as zero (:func:`stationary_points`)."""
 
 _EPS = np.finfo(float).eps
-
-
-class BallMaximum(NamedTuple):
-    """Global maximum of w'Aw + 2b'w over the ball ||w - center|| <= radius.
-
-    Attributes
-    ----------
-    value : float
-        The maximum value.
-    w : ndarray of shape (n,)
-        A maximiser (on the sphere unless A is negative definite and the unconstrained maximiser
-        lies inside the ball).
-    nu : float
-        Its Lagrange multiplier (eq. 19): A w + b = nu (w - center), nu >= max(phi_max, 0).
-    """
-
-    value: float
-    w: np.ndarray
-    nu: float
 
 
 class StationaryPoint(NamedTuple):
@@ -84,33 +61,13 @@ class StationaryPoint(NamedTuple):
     kind: str
 
 
-# ----------------------------------------------------------------------------- validation
-
-
-def _check_problem(A, b, center, radius=None):
-    """Validate (A, b, center[, radius]); return A symmetrised and float arrays."""
-    A = check_matrix(A, "A")
-    n = A.shape[0]
-    if A.shape[1] != n:
-        raise ValueError(f"A: expected a square matrix, got shape {A.shape}")
-    scale = float(np.abs(A).max())
-    asym = float(np.abs(A - A.T).max())
-    if asym > SYMMETRY_RTOL * scale:
-        raise ValueError(f"A: expected a symmetric matrix, found max|A - A'| = {asym:.3g} "
-                         f"(allowed {SYMMETRY_RTOL:g} * max|A| = {SYMMETRY_RTOL * scale:.3g})")
-    A = 0.5 * (A + A.T)
-    b = check_vector(b, "b", n)
-    center = check_vector(center, "center", n)
-    return A, b, center, (None if radius is None else check_positive(radius, "radius"))
-
-
 def secular_data(A, b, center):
     """Eigenvalues phi (ascending), eigenvectors V (columns) of A, and xi = -V'(A center + b).
 
     In the paper's notation (Theorem D.2) A = Q' Phi Q with Q = V', and xi = -Phi Q c - Q b.
     Also returns f(center) = c'Ac + 2b'c.
     """
-    A, b, center, _ = _check_problem(A, b, center)
+    A, b, center, _ = check_ball_problem(A, b, center)
     phi, V = np.linalg.eigh(A)
     g = A @ center + b
     xi = -(V.T @ g)
@@ -377,9 +334,10 @@ def _enumerate(phi, V, xi, f_center, center, radius):
 
 def _require_psd(phi, what):
     scale = float(np.abs(phi).max())
-    if phi[0] < -PSD_RTOL * scale:
+    tau = spectrum_tolerance(phi.size, scale)      # the library's one PSD tolerance (svmcert._gram)
+    if phi[0] < -tau:
         raise ValueError(f"A: expected a positive semidefinite matrix ({what}), found eigenvalue "
-                         f"{phi[0]:.3g} < -{PSD_RTOL:g} * max|eigenvalue|")
+                         f"{phi[0]:.3g} < -{tau:.3g} (100 n eps max|eigenvalue|)")
 
 
 def stationary_points(A, b, center, radius):
@@ -400,7 +358,7 @@ def stationary_points(A, b, center, radius):
     -------
     list of StationaryPoint, sorted by nu.
     """
-    A, b, center, radius = _check_problem(A, b, center, radius)
+    A, b, center, radius = check_ball_problem(A, b, center, radius)
     phi, V, xi, fc = secular_data(A, b, center)
     _require_psd(phi, "the paper's enumeration needs the maximum on the sphere, Lemma D.3")
     phi_r, xi_r = _resolve(phi, xi, center, b)
@@ -458,7 +416,7 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
     """
     if method not in ("auto", "cholesky", "rightmost", "enumerate"):
         raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")
-    A, b, center, radius = _check_problem(A, b, center, radius)
+    A, b, center, radius = check_ball_problem(A, b, center, radius)
     with np.errstate(over="ignore", invalid="ignore"):
         g = A @ center + b
     if not np.all(np.isfinite(g)):                  # products overflowed: scale A and center first
@@ -476,8 +434,6 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
 def _maximize_checked(A, b, center, radius, method):
     """:func:`maximize_quadratic_on_ball` for validated arguments of moderate magnitude."""
     if method in ("auto", "cholesky"):
-        from .ball_newton import newton_on_checked    # imports this module: import here, not at the top
-
         trace = {}
         res = newton_on_checked(A, b, center, radius, trace)
         if res is not None:

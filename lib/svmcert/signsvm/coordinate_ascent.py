@@ -27,7 +27,9 @@ from .._validation import check_iterations, check_positive, check_vector
 from .active_set import polish_active_set
 from ._signed_rows import SignedRows
 from .problem import SignSVMProblem, check_time_limit, make_problem
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
 
 __all__ = ["run_coordinate_ascent", "coordinate_step", "dual_coordinate_ascent", "DCAOptions", "dca_options"]
 

@@ -16,7 +16,9 @@ import numpy as np
 from .._validation import check_iterations, check_positive, check_vector
 from .line_search import maximize_pieces, pieces_sweep
 from .problem import SignSVMProblem, check_time_limit, make_problem
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
 
 __all__ = ["run_frank_wolfe", "SolverResult", "ConvergenceWarning", "frank_wolfe"]
 

@@ -43,7 +43,9 @@ from .._validation import check_iterations, check_positive
 from ._signed_rows import SignedRows
 from .objectives import sign_projection
 from .problem import SignSVMProblem, check_time_limit, make_problem
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
 
 __all__ = ["run_interior_point", "interior_point", "IPM_MAX_ITER"]
 

@@ -28,9 +28,10 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import ConvergenceWarning
 from .._validation import check_positive, check_sign, check_vector, check_X_y
 from .objectives import sign_projection
-from .result import ConvergenceWarning, SolverResult
+from .result import SolverResult
 
 __all__ = ["project_ball", "project_ball_sign", "projected_gradient", "ball_radius", "primal_subgradient"]
 

@@ -31,7 +31,8 @@ from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
 from .interior_point import IPM_MAX_ITER, run_interior_point
 from .problem import SignSVMProblem, check_time_limit, make_problem
-from .result import ConvergenceWarning, SolverResult
+from ..exceptions import ConvergenceWarning
+from .result import SolverResult
 
 __all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
 

@@ -1,4 +1,10 @@
-"""Validation of Gram matrices: square, finite, symmetric and positive semidefinite up to rounding.
+"""The one Gram/PSD check of the library: square, finite, symmetric and positive semidefinite up to
+rounding. Every function that takes a Gram or PSD matrix calls it through
+:func:`svmcert._validation.check_gram` (or :func:`psd_tolerance` for a spectrum it already has).
+
+The tolerance, everywhere: a negative eigenvalue above ``-tau``, tau = 100 n eps max_i K_ii (eps the
+machine epsilon of K's dtype), is rounding; anything below it is indefiniteness. Rounding makes a
+PSD matrix of low rank indefinite by about n eps max K_ii, far below tau.
 
 Three levels of the PSD test (``psd`` of :func:`check_gram`):
 
@@ -21,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._validation import check_matrix
 
-__all__ = ["check_gram", "PSD_MODES", "PSD_CHOLESKY_MAX_N", "PSD_SKETCH_COLUMNS", "PSD_POWER_STEPS", "psd_tolerance",
+__all__ = ["gram_checks", "PSD_MODES", "PSD_CHOLESKY_MAX_N", "PSD_SKETCH_COLUMNS", "PSD_POWER_STEPS", "psd_tolerance",
+           "spectrum_tolerance", "dtype_eps",
            "scan_compiled", "scan_numpy"]
 
 PSD_MODES = (True, False, "auto")
@@ -38,10 +44,17 @@ Rayleigh-Ritz)."""
 
 def psd_tolerance(K: np.ndarray, eps: float) -> float:
     """tau = 100 n eps max_i K_ii: the rounding level below which a negative eigenvalue is ignored."""
-    return 100.0 * K.shape[0] * eps * max(float(np.max(np.diag(K))), np.finfo(float).tiny)
+    return spectrum_tolerance(K.shape[0], float(np.max(np.diag(K))), eps)
 
 
-def _dtype_eps(K) -> float:
+def spectrum_tolerance(n: int, scale: float, eps: float = float(np.finfo(float).eps)) -> float:
+    """tau = 100 n eps scale for an n x n matrix of size ``scale`` (max_i K_ii, or the largest
+    eigenvalue's magnitude when the spectrum is at hand)."""
+    return 100.0 * n * eps * max(float(scale), np.finfo(float).tiny)
+
+
+def dtype_eps(K) -> float:
+    """Machine epsilon of K's own floating dtype, and at least float64's."""
     dtype = getattr(K, "dtype", None)
     eps = np.finfo(dtype).eps if dtype is not None and np.issubdtype(dtype, np.floating) else np.finfo(float).eps
     return max(float(eps), float(np.finfo(float).eps))
@@ -114,28 +127,12 @@ def _refutation_tests(K, tau, name, root, excess, i, j):
                          f"{float(v @ (K @ v)):.3g} < 0 (||v|| = 1)")
 
 
-def check_gram(K, n: int | None = None, name: str = "K", psd=True) -> np.ndarray:
-    """Validate a Gram matrix: square (n x n), finite, symmetric and, with ``psd``, positive
-    semidefinite up to rounding (see the module docstring for ``psd`` = True, "auto", False).
-
-    The tolerance is tau = 100 n eps max_i K_ii, eps the machine epsilon of K's own dtype (a
-    float32 Gram matrix of low rank is indefinite at the float32 rounding level).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmcert.screening.gram import check_gram
-    >>> check_gram(np.eye(2), psd="auto").shape
-    (2, 2)
-    >>> check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]), psd="auto")
-    Traceback (most recent call last):
-    ...
-    ValueError: K: expected a positive semidefinite matrix (Cholesky of K + 4.4e-14 I failed)
-    """
+def gram_checks(K: np.ndarray, n: int | None, name: str, psd, eps: float) -> np.ndarray:
+    """Square (n x n), symmetric and, with ``psd``, positive semidefinite up to rounding (module
+    docstring), for K already a finite float64 matrix; ``eps`` the epsilon of K's original dtype.
+    :func:`svmcert._validation.check_gram` is the door that validates K first."""
     if psd not in PSD_MODES or isinstance(psd, (int, np.integer)) and not isinstance(psd, (bool, np.bool_)):
         raise ValueError(f"check_psd: expected True, False or 'auto', got {psd!r}")
-    eps = _dtype_eps(K)
-    K = check_matrix(K, name)
     if K.shape[0] != K.shape[1] or (n is not None and K.shape[0] != n):
         want = f"({n}, {n})" if n is not None else "square"
         raise ValueError(f"{name}: expected a {want} Gram matrix, got shape {K.shape}")
@@ -149,7 +146,7 @@ def check_gram(K, n: int | None = None, name: str = "K", psd=True) -> np.ndarray
         return K
     diag = np.diag(K)
     if diag.min() < -1e-12 * scale:
-        raise ValueError(f"{name}: expected a positive semidefinite matrix, found diagonal entry {diag.min():.3g}")
+        raise ValueError(f"{name}: expected a positive semidefinite matrix, found a negative diagonal entry {diag.min():.3g}")
     tau = psd_tolerance(K, eps)
     if psd is True or K.shape[0] <= PSD_CHOLESKY_MAX_N:
         _cholesky_proof(K, tau, name)

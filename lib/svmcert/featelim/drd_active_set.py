@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .qp1 import QP1Iteration, _finish, initial_margin_setter, initial_working_set
+from .qp1_problem import QP1Iteration, finish_result, initial_margin_setter, initial_working_set
 
 __all__ = ["drd_active_set", "drd_direction"]
 
@@ -91,7 +91,7 @@ def _drd_compiled(g, y, C, W, a, b, in1, in2, s0, tol, max_iter):
             alpha[D1] = lam1
     elif D1 < 0 and only1.any():
         alpha[D0] = min(max(-y[D0] * C * float(y[only1].sum()), 0.0), C)
-    return _finish("active-set", a, b, g, y, C, W, alpha, [], bool(converged), in1.copy(), in2.copy(), max_iter,
+    return finish_result("active-set", a, b, g, y, C, W, alpha, [], bool(converged), in1.copy(), in2.copy(), max_iter,
                    n_iterations=int(k))
 
 
@@ -207,4 +207,4 @@ def drd_active_set(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=1000
         alpha = np.where(only1, C, 0.0)
         if len(D) == 1 and only1.any():  # a dual-feasible point: balance sum alpha y = 0 on s
             alpha[D[0]] = min(max(-y[D[0]] * C * float(y[only1].sum()), 0.0), C)
-    return _finish("active-set", a, b, g, y, C, W, alpha, iters, converged, in1.copy(), in2.copy(), max_iter)
+    return finish_result("active-set", a, b, g, y, C, W, alpha, iters, converged, in1.copy(), in2.copy(), max_iter)
