@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validation import check_gram, check_matrix, check_positive, check_vector
+from .._validation import check_gram, check_iterations, check_matrix, check_positive, check_vector
 from ..exceptions import ConvergenceWarning
 from ._sphere_smo import _matvec_compiled, _smo_compiled, _smo_numpy
 
@@ -82,12 +82,6 @@ def _check_method(method) -> str:
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     return method
-
-
-def _check_iter(max_iter) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter: expected an integer >= 0, got {max_iter!r}")
-    return int(max_iter)
 
 
 def _center_gram(K: np.ndarray) -> np.ndarray:
@@ -179,7 +173,7 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
     """
     K = _check_gram(K, psd=bool(check_psd))
     tol = check_positive(tol, "tol")
-    max_iter = _check_iter(max_iter)
+    max_iter = check_iterations(max_iter, "max_iter")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     n = K.shape[0]
@@ -351,7 +345,7 @@ def radius_squared_without_each_feature(X, method: str = "sphere", *, tol: float
             vals = _diameters_numpy(Xc)
         return (vals, vals.copy()) if return_upper else vals
     tol = check_positive(tol, "tol")
-    max_iter = _check_iter(max_iter)
+    max_iter = check_iterations(max_iter, "max_iter")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     K = Xc @ Xc.T
