@@ -16,7 +16,8 @@ from ..signsvm import bounds
 from ..signsvm.frank_wolfe import frank_wolfe
 from ..signsvm.objectives import dual_gradient, dual_objective, primal_objective, weights_from_dual
 from .instances import instance_rng
-from .projected_gradient import SIGN_PATTERNS, Instance, sign_vector
+from .families import SVMInstance as Instance
+from .patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [
     "small_instances",

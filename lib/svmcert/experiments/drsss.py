@@ -27,7 +27,7 @@ from ..screening.drsss import drsss
 from ..screening.weighted_linear import fit_weighted_linear
 from ..exceptions import ConvergenceWarning
 from . import drsss_setup as st
-from .duality import load_scaled
+from ..datasets import load_scaled
 
 __all__ = ["DATASETS", "CaseFit", "case_fit", "removed_at", "rates_table", "table3_row", "isss_seconds", "table4_shifts",
            "closed_form_check", "rates_for_gram", "safety_on_gram", "design", "gram", "one_thread"]
@@ -344,5 +344,4 @@ def design(name: str):
 
 def gram(X, kernel: str) -> np.ndarray:
     """Gram matrix of the former setup: the intercept as a regularised constant feature, K + 1."""
-    K = linear_kernel(X) if kernel == "linear" else rbf_kernel(X)
-    return K + 1.0
+    return ws.regularised_intercept(linear_kernel(X) if kernel == "linear" else rbf_kernel(X))

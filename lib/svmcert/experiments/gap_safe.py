@@ -163,9 +163,9 @@ def run_instance(F, y, lam, w, loss, checkpoints, rng, null=None, n_perturb=6):
 def instance_parameters(seed, name, kernel, loss, n):
     """lam and the weights of one instance, from its own keyed streams (never from a stream a
     solver or another instance draws from): lam = n 10^-e, e uniform over
-    :data:`LAMBDA_EXPONENTS`; weights by :func:`svmcert.experiments.weighted_erm.random_weights`."""
+    :data:`LAMBDA_EXPONENTS`; weights by :func:`svmcert.experiments.families.random_weights`."""
     from .instances import instance_rng
-    from .weighted_erm import random_weights
+    from .families import random_weights
 
     key = (name, kernel, loss)
     lam = n * 10 ** -float(instance_rng(seed, "gap-safe-ball", "lambda", *key).choice(LAMBDA_EXPONENTS))
@@ -183,9 +183,9 @@ def run_instances(datasets_used, kernels, checkpoints, seed, n_perturb=6, on_dat
     """
     import pandas as pd
 
-    from .duality import load_scaled
+    from ..datasets import load_scaled
     from .instances import instance_rng
-    from .weighted_erm import problem_features
+    from .families import problem_features
 
     jobs = [(name, kernel, loss) for name in datasets_used for kernel in kernels for loss in LOSSES]
     if progress:

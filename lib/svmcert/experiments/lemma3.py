@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import signsvm
-from .line_search import EPS, _active, omegas
+from .line_search import EPS, omegas, piece_active_sets
 
 __all__ = ["affine_error"]
 
@@ -23,7 +23,7 @@ def affine_error(inst, fractions=(0.0, 0.25, 0.5, 0.75, 1.0)) -> float:
     ls = signsvm.line_search(inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
     w0, wq, _, _ = omegas(inst)
     theta = np.asarray(ls.theta, float)
-    H = _active(w0, wq, inst.sign, theta)
+    H = piece_active_sets(w0, wq, inst.sign, theta)
     worst = 0.0
     for k in range(len(theta) - 1):
         for f in fractions:

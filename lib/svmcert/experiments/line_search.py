@@ -7,18 +7,18 @@ the checks (in units of a rounding bound m eps x sum of magnitudes; <= 1 passes)
 from __future__ import annotations
 
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from .. import signsvm
 from ..reference import dual_gradient_reference
+from .families import LineInstance, crossing_template, two_point  # noqa: F401  (LineInstance re-exported)
 from .instances import instance_rng
 from .timing import best_time
 
 __all__ = ["LineInstance", "FAMILIES", "make_instances", "frank_wolfe_instances", "omegas", "zeta_direct",
            "pieces_as_printed", "pieces_downdating", "eta_eq18", "check_instance", "time_constructions",
-           "printed_errata", "rounding_units"]
+           "printed_errata", "rounding_units", "piece_active_sets"]
 
 EPS = np.finfo(float).eps
 
@@ -29,38 +29,7 @@ def rounding_units(n: int, d: int) -> int:
     return 4 * n + 4 * d + 32
 
 
-@dataclass
-class LineInstance:
-    """One line-search problem: data (X rows = samples), lambda, sign vector, alpha and u."""
-
-    family: str
-    X: np.ndarray
-    y: np.ndarray
-    lam: float
-    sign: np.ndarray
-    alpha: np.ndarray
-    u: np.ndarray
-
-    n, d, q = (property(lambda s: s.X.shape[0]), property(lambda s: s.X.shape[1]),
-               property(lambda s: s.u - s.alpha))
-
-
 # ----------------------------------------------------------------------------- instance families
-
-def _two_point(family, w0, wq, sign):
-    """n = 2, y = (1, 1), alpha = (1, 0), u = (0, 1), lam = 1/2: then omega_0 = x_1 and
-    omega_q = x_2 - x_1 exactly (lam n = 1), so the crossings can be placed at will."""
-    w0, wq = np.asarray(w0, float), np.asarray(wq, float)
-    return LineInstance(family, np.vstack([w0, w0 + wq]), np.ones(2), 0.5, np.asarray(sign, float),
-                        np.array([1.0, 0.0]), np.array([0.0, 1.0]))
-
-
-def _crossing_template(rng, d, family="all crossings inside (d_t = d + 1)"):
-    """Every coordinate constrained, crossing at its own uniform point of (0, 1): d_t = d + 1."""
-    t, s = rng.uniform(0.01, 0.99, d), rng.choice([-1.0, 1.0], size=d)
-    m, enter = rng.uniform(0.5, 2.0, d), rng.random(d) < 0.5
-    return _two_point(family, np.where(enter, -s * m, s * m), np.where(enter, s * m / t, -s * m / t), s)
-
 
 def _gauss(rng, n_max=60, d_max=60, scales=(-3, -1, 0, 1, 3), lam_range=(-4, 2)):
     n, d = int(rng.integers(1, n_max + 1)), int(rng.integers(1, d_max + 1))
@@ -145,7 +114,7 @@ def _flat_piece(rng):
     s_o, s_i = rng.choice([-1.0, 1.0], size=k[0]), rng.choice([-1.0, 1.0], size=k[1])
     t_o, t_i = rng.uniform(0.05, 0.45, k[0]), rng.uniform(0.55, 0.95, k[1])
     m_o, m_i = rng.uniform(0.5, 2, k[0]), rng.uniform(0.5, 2, k[1])
-    return _two_point("flat piece", np.concatenate([s_o * m_o, -s_i * m_i, rng.standard_normal(k[2])]),
+    return two_point("flat piece", np.concatenate([s_o * m_o, -s_i * m_i, rng.standard_normal(k[2])]),
                       np.concatenate([-s_o * m_o / t_o, s_i * m_i / t_i, np.zeros(k[2])]),
                       np.concatenate([s_o, s_i, np.zeros(k[2])]))
 
@@ -170,7 +139,7 @@ FAMILIES = {
     "zero-variance features": _zero_variance,
     "exact crossings at 0 and 1": _exact_endpoints,
     "flat piece": _flat_piece,
-    "all crossings inside (d_t = d + 1)": lambda rng: _crossing_template(rng, int(rng.integers(1, 41))),
+    "all crossings inside (d_t = d + 1)": lambda rng: crossing_template(rng, int(rng.integers(1, 41))),
     "wide feature scales": _wide_scales,
 }
 
@@ -219,7 +188,7 @@ def zeta_direct(inst: LineInstance, etas):
     return vals, scale
 
 
-def _active(w0, wq, sign, theta):
+def piece_active_sets(w0, wq, sign, theta):
     """H_k of eq. (23) for every piece (rows): free, or positive in its sign at the midpoint."""
     mids = 0.5 * (theta[:-1] + theta[1:])
     return (sign == 0)[None, :] | (sign * (w0[None, :] + mids[:, None] * wq[None, :]) > 0)
@@ -230,7 +199,7 @@ def pieces_as_printed(w0, wq, sign, lam, sum_q, sum_a):
     constrained h with omega_qh != 0, joined with {0, 1}; H_k by the midpoint rule; (22)."""
     cons = (sign != 0) & (wq != 0)
     theta = np.array(sorted({float(t) for t in -w0[cons] / wq[cons] if 0.0 <= t <= 1.0} | {0.0, 1.0}))
-    H = _active(w0, wq, sign, theta)
+    H = piece_active_sets(w0, wq, sign, theta)
     return (theta, -0.5 * lam * np.array([np.sum(wq[h] ** 2) for h in H]),
             sum_q - lam * np.array([np.sum(w0[h] * wq[h]) for h in H]),
             sum_a - 0.5 * lam * np.array([np.sum(w0[h] ** 2) for h in H]))
@@ -239,7 +208,7 @@ def pieces_as_printed(w0, wq, sign, lam, sum_q, sum_a):
 def pieces_downdating(w0, wq, sign, lam, sum_q, sum_a, theta):
     """A foil: the sums of (22) carried from piece to piece by adding entering and *subtracting*
     leaving terms (the library's first version); a large term that leaves erases small ones."""
-    H = _active(w0, wq, sign, theta)
+    H = piece_active_sets(w0, wq, sign, theta)
     sa, sb, sc = np.sum(wq[H[0]] ** 2), np.sum(w0[H[0]] * wq[H[0]]), np.sum(w0[H[0]] ** 2)
     a, b, c = [], [], []
     for k in range(H.shape[0]):
@@ -313,7 +282,7 @@ def check_instance(inst: LineInstance, grid: int = 513, per_piece: int = 9, xato
     ls, lq = signsvm.line_search(*args), signsvm.line_search_pieces_quadratic(*args)
     w0, wq, sum_q, sum_a = omegas(inst)
     printed = pieces_as_printed(w0, wq, inst.sign, inst.lam, sum_q, sum_a)
-    H, m = _active(w0, wq, inst.sign, ls.theta), rounding_units(inst.n, inst.d) * EPS
+    H, m = piece_active_sets(w0, wq, inst.sign, ls.theta), rounding_units(inst.n, inst.d) * EPS
     row = {"family": inst.family, "n": inst.n, "d": inst.d, "constrained": int(np.sum(inst.sign != 0)),
            "d_t": len(ls.a), "q_zeros": int(np.sum(inst.q == 0))}
     row["repro_sweep"], row["rel_err_sweep"] = _repro(inst, ls[1:], grid, per_piece)
@@ -361,7 +330,7 @@ def time_constructions(seed: int, sizes, repeat: int = 3, min_seconds: float = 0
     import pandas as pd
     rows = []
     for d in sizes:
-        inst = _crossing_template(instance_rng(seed, "line-search", "timing", int(d)), int(d))
+        inst = crossing_template(instance_rng(seed, "line-search", "timing", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         rows.append({"d": int(d), "d_t": len(signsvm.line_search(*args).a),
                      "sweep_s": best_time(lambda: signsvm.line_search(*args), repeat=repeat, min_seconds=min_seconds),
@@ -382,7 +351,7 @@ def printed_errata() -> list[dict]:
     """Printed statements of Sec. 6.2 / 9.2 on their smallest instances (for claims, expect="fails")."""
     one = LineInstance("", np.ones((1, 1)), np.ones(1), 1.0, np.zeros(1), np.zeros(1), np.ones(1))
     d_t = len(signsvm.line_search(one.alpha, one.u, one.X, one.y, one.lam, one.sign).a)
-    cr = _two_point("", [1.0], [-2.0], [1.0])         # n = 2, d = 1: omega_0 = 1, omega_q = -2, crossing 1/2
+    cr = two_point("", [1.0], [-2.0], [1.0])         # n = 2, d = 1: omega_0 = 1, omega_q = -2, crossing 1/2
     (w0, wq, _, _), t = omegas(cr), 0.5
     zero = LineInstance("", np.zeros((1, 1)), np.ones(1), 1.0, np.ones(1), np.zeros(1), np.ones(1))  # x = 0
     z0, zq, _, _ = omegas(zero)

@@ -8,7 +8,6 @@ onto B cap S, and the projected-gradient runs compared with eq. (8).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from ..signsvm import bounds
 from ..signsvm.objectives import sign_projection
 from ..signsvm.projected_gradient import project_ball_sign, projected_gradient
 from ..exceptions import ConvergenceWarning
+from .families import SVMInstance as Instance
 from .patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [
@@ -35,32 +35,6 @@ __all__ = [
     "theorem41_counterexample",
 ]
 
-
-
-@dataclass
-class Instance:
-    """One sign-constrained SVM problem with a label for the tables."""
-
-    data: str
-    X: np.ndarray
-    y: np.ndarray
-    lam: float
-    sign: np.ndarray
-    pattern: str
-    lam_rel: float = float("nan")    # lam / R^2 (the scale-free size of lambda)
-    ref: object = field(default=None, repr=False)   # PrimalReference, filled by solve_references
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    def label(self) -> dict:
-        return {"data": self.data, "n": self.n, "d": self.d, "lam": self.lam, "lam_over_R2": self.lam_rel,
-                "sign_pattern": self.pattern}
 
 
 def unit_rows(X) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..reference.ball import (ball_max_sampled, ball_max_sdp, ball_max_trust_reg
                               secular_roots_polynomial)
 from ..screening.quadratic_ball import (maximize_quadratic_on_ball, secular_data, secular_function,
                                         secular_roots, stationary_points)
+from .families import from_spectrum, hard_ball_case
 from .instances import instance_rng
 from .timing import best_time
 
@@ -50,36 +51,6 @@ def problem_scale(A, b, center, radius) -> float:
     return float(np.linalg.norm(A, 2) * r * r + 2 * np.linalg.norm(b) * r) or 1.0
 
 
-def _orthogonal(rng, n):
-    Q, R = np.linalg.qr(rng.standard_normal((n, n)))
-    return Q * np.sign(np.diag(R))
-
-
-def _from_spectrum(rng, phi, xi, center):
-    """A = V diag(phi) V' (V random orthogonal) and b with -V'(A center + b) = xi up to rounding."""
-    V = _orthogonal(rng, len(phi))
-    A = (V * phi) @ V.T
-    A = 0.5 * (A + A.T)
-    return A, -A @ center - V @ xi
-
-
-def _hard(rng, n, mult, factor, diagonal):
-    """Top eigenvalue of multiplicity ``mult`` with xi = 0 on its eigenspace; the radius is
-    ``factor`` times sqrt(T_F(phi_max)): factor > 1 is a genuine hard case (nu* = phi_max)."""
-    top = float(rng.uniform(2, 4))
-    low = np.sort(rng.uniform(0, 1.5, size=n - mult))
-    phi = np.concatenate([low, np.full(mult, top)])
-    xi = np.concatenate([rng.standard_normal(n - mult), np.zeros(mult)])
-    center = rng.standard_normal(n)
-    if diagonal:                              # exact: A diagonal, b = -A c - xi computed exactly
-        A = np.diag(phi)
-        b = -(phi * center) - xi
-    else:
-        A, b = _from_spectrum(rng, phi, xi, center)
-    tf = float(np.sqrt(np.sum((xi[: n - mult] / (top - low)) ** 2)))
-    return A, b, center, max(factor * tf, 1e-3)
-
-
 def make_instances(seed: int, count: int, n_max: int, n_max_small: int = 8) -> list[BallInstance]:
     """``count`` instances of each family, sizes n <= n_max (exact diagonal hard cases n <=
     n_max_small), a third as many indefinite ones, and a fixed list of degenerate problems: A = 0,
@@ -98,7 +69,7 @@ def make_instances(seed: int, count: int, n_max: int, n_max_small: int = 8) -> l
         n = int(rng.integers(2, n_max + 1))
         phi = np.sort(rng.choice([0.0, 1.0, 3.0], size=n))
         c = rng.standard_normal(n)
-        A, b = _from_spectrum(rng, phi, rng.standard_normal(n), c)
+        A, b = from_spectrum(rng, phi, rng.standard_normal(n), c)
         out.append(BallInstance("repeated eigenvalues", A, b, c, float(10.0 ** rng.uniform(-1, 1)),
                                 f"multiplicities {[int(np.sum(phi == v)) for v in (0.0, 1.0, 3.0)]}"))
     for k in range(count):                                      # hard case, rotated and exact
@@ -108,7 +79,7 @@ def make_instances(seed: int, count: int, n_max: int, n_max_small: int = 8) -> l
         mult = int(rng.integers(1, min(3, n - 1) + 1))
         genuine = k % 4 < 2
         factor = float(rng.uniform(1.1, 3.0) if genuine else rng.uniform(0.3, 0.9))
-        A, b, c, S = _hard(rng, n, mult, factor, diagonal)
+        A, b, c, S = hard_ball_case(rng, n, mult, factor, diagonal)
         fam = "hard case" if genuine else "hard-case structure, root right of phi_max"
         out.append(BallInstance(fam, A, b, c, S, ("diagonal" if diagonal else "rotated") + f", top multiplicity {mult}"))
     for k in range(count):                                      # the circle: sampled densely in the chapter
@@ -307,7 +278,7 @@ def figure4_instance(rng):
     phi = np.array([0.4, 1.3, 2.1, 2.1, 3.5])
     xi = np.array([0.5, 0.35, 0.0, 0.25, 0.6])
     c = np.zeros(5)
-    A, b = _from_spectrum(rng, phi, xi, c)
+    A, b = from_spectrum(rng, phi, xi, c)
     return BallInstance("figure 4", A, b, c, 1.2, "xi = 0 on one copy of the repeated eigenvalue 2.1"), phi, xi
 
 

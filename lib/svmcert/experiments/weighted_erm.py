@@ -19,9 +19,10 @@ import warnings
 
 import numpy as np
 
-from ..reference.weighted_svm import kernel_factor, solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
+from ..reference.weighted_svm import solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
 from ..exceptions import ConvergenceWarning
 from ..screening.weighted_svm import fit_weighted_svm, loss_conjugate, loss_value
+from .families import problem_features, random_weights, rbf_gram  # noqa: F401  (re-exported)
 from .instances import InstanceStreams
 
 __all__ = ["TABLE5_ROWS", "table5_loss", "table5_conjugate", "table5_domain", "table5_zero_set",
@@ -120,41 +121,6 @@ def zero_set_checks(t_values, delta=2.0 ** -20, ys=(-1.0, 0.0, 1.0), epss=(0.125
                          "example_left": float(left[first]) if first >= 0 else np.nan,
                          "example_right": float(right[first]) if first >= 0 else np.nan})
     return pd.DataFrame(rows)
-
-
-def rbf_gram(Z, gamma=None):
-    """exp(-gamma ||z_i - z_j||^2), gamma = 1 / (d' Var(Z)) by default (scikit-learn's "scale",
-    App. E.2): :func:`svmcert.kernels.rbf_kernel`."""
-    from ..kernels import rbf_kernel
-
-    return rbf_kernel(Z, gamma=gamma)
-
-
-def problem_features(X, kernel):
-    """Explicit features F and Gram matrix K = F F^T, both with a regularised intercept (Remark 3.3).
-
-    ``"linear"``: F = [X, 1], so K = X X^T + 1. ``"rbf"``: F = [G, 1] with G G^T the RBF Gram
-    matrix (eigendecomposition; eigenvalues below zero, pure rounding, dropped), so K = RBF + 1
-    exactly as used by every solver. K is :func:`svmcert.kernels.linear_kernel` of F.
-    """
-    from threadpoolctl import threadpool_limits
-
-    from ..kernels import linear_kernel
-
-    X = np.asarray(X, dtype=float)
-    if kernel not in ("linear", "rbf"):
-        raise ValueError(f"kernel: expected 'linear' or 'rbf', got {kernel!r}")
-    with threadpool_limits(limits=1, user_api="blas"):  # threaded BLAS crawls when cores are shared
-        G = X if kernel == "linear" else kernel_factor(rbf_gram(X))
-        F = np.hstack([G, np.ones((X.shape[0], 1))])
-        return F, linear_kernel(F)
-
-
-def random_weights(n, rng, zero_fraction=0.1):
-    """w_i ~ Uniform(0, 2), then a random ``zero_fraction`` of them set to exactly 0."""
-    w = rng.uniform(0.0, 2.0, size=n)
-    w[rng.choice(n, size=int(round(zero_fraction * n)), replace=False)] = 0.0
-    return w
 
 
 def link7_residual(alpha, m_lo, m_hi, w, gap, loss):
