@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from svmcert import claims, signsvm
-from svmcert.experiments import line_search as exp
+from svmcert.experiments.sign_constrained import line_search as exp
 
 
 def _args(inst):

@@ -27,7 +27,8 @@ from numba import njit
 
 from .._validation import check_gram, check_iterations, check_matrix, check_positive, check_vector
 from ..exceptions import ConvergenceWarning
-from ._sphere_smo import _matvec_compiled, _smo_compiled, _smo_numpy
+from .._compiled import matvec_compiled
+from ._sphere_smo import smo_compiled, smo_numpy
 
 __all__ = ["SphereResult", "enclosing_sphere", "squared_diameter", "radius_squared",
            "radius_squared_without_each_feature", "jung_interval", "METHODS"]
@@ -117,8 +118,8 @@ def _project_simplex_start(beta0, n):
 def _solve(K, v, beta, tol, max_iter, floor, engine="numba"):
     """Run the solver to convergence, recomputing u = (K - vv^T) beta from scratch before accepting
     (incremental updates drift by rounding). Returns (f, gap, iterations, converged)."""
-    run = _smo_compiled if engine == "numba" else _smo_numpy
-    matvec = _matvec_compiled if engine == "numba" else np.dot
+    run = smo_compiled if engine == "numba" else smo_numpy
+    matvec = matvec_compiled if engine == "numba" else np.dot
     total = 0
     while True:
         u = matvec(K, beta) - v * float(v @ beta)

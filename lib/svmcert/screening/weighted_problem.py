@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_gram, check_labels, check_matrix, check_positive, check_vector
-from ._weighted_dca import matvec_compiled
+from .._compiled import matvec_compiled
 
 __all__ = ["LOSSES", "check_loss", "check_weighted_problem", "check_dual_point", "dual_domain", "loss_value",
            "loss_conjugate", "regularised_intercept", "margins", "margins_from_dual", "objective_parts",

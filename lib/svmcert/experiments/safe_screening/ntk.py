@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import datasets, kernels
+from ... import datasets, kernels
 
 __all__ = [
     "UNIT_ROUNDOFF",
@@ -142,7 +142,7 @@ class NTKGram:
 
 
 def _cache_path(params: dict):
-    from ..book import project_root
+    from ...book import project_root
 
     p = params
     name = (f"mnist5k_{p['digits'][0]}v{p['digits'][1]}_n{p['n_per_class']}_seed{p['seed']}_"

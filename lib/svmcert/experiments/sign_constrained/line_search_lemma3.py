@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import signsvm
+from ... import signsvm
 from .line_search import EPS, omegas, piece_active_sets
 
 __all__ = ["affine_error"]

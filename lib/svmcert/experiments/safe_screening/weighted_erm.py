@@ -19,11 +19,11 @@ import warnings
 
 import numpy as np
 
-from ..reference.weighted_svm import solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
-from ..exceptions import ConvergenceWarning
-from ..screening.weighted_svm import fit_weighted_svm, loss_conjugate, loss_value
-from .families import problem_features, random_weights, rbf_gram  # noqa: F401  (re-exported)
-from .instances import InstanceStreams
+from ...reference.weighted_svm import solve_weighted_dual_cvxpy, solve_weighted_primal_cvxpy
+from ...exceptions import ConvergenceWarning
+from ...screening.weighted_svm import fit_weighted_svm, loss_conjugate, loss_value
+from ..families import problem_features, random_weights, rbf_gram  # noqa: F401  (re-exported)
+from ..instances import InstanceStreams
 
 __all__ = ["TABLE5_ROWS", "table5_loss", "table5_conjugate", "table5_domain", "table5_zero_set",
            "conjugate_checks", "zero_set_checks", "rbf_gram", "problem_features", "random_weights",
@@ -223,7 +223,7 @@ def zero_weight_counterexample():
     """n = d = 1, x = y = 1, w = 0: P_w(beta) = lam/2 beta^2, beta* = 0, margin 0, dl(0) = {-1}; D_w is
     identically 0 on [0, 1], so alpha = 1/2 maximises (4) but -1/2 is not in dl(0)."""
     K, y, w, lam = np.ones((1, 1)), np.ones(1), np.zeros(1), 1.0
-    from ..screening.weighted_svm import dual_objective
+    from ...screening.weighted_svm import dual_objective
 
     values = [dual_objective(np.array([a]), K, y, lam, w) for a in (0.0, 0.5, 1.0)]
     return {"instance": {"n": 1, "x": 1.0, "y": 1.0, "w": 0.0, "lam": 1.0, "loss": "hinge", "beta_star": 0.0,

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import signsvm
+from ... import signsvm
 
 __all__ = ["check_estimator_report", "compare_with_linearsvc"]
 

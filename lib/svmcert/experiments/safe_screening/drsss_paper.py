@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import claims, datasets, papers
+from ... import claims, datasets, papers
 from . import drsss as exp
 from . import drsss_setup as st
 
@@ -170,8 +170,8 @@ def readings_table(cases=None, readings=READINGS):
 def reproduction_table(t3_rows, t4_summaries, sec51):
     """Every printed rate of Tables 3-4 and Sec. 5.1 with ours (shares removed).
 
-    ``t3_rows``: :func:`~svmcert.experiments.drsss.table3_row` dicts (any a); ``t4_summaries``:
-    the summaries of :func:`~svmcert.experiments.drsss.table4_shifts`; ``sec51``: dicts with
+    ``t3_rows``: :func:`~svmcert.experiments.safe_screening.drsss.table3_row` dicts (any a); ``t4_summaries``:
+    the summaries of :func:`~svmcert.experiments.safe_screening.drsss.table4_shifts`; ``sec51``: dicts with
     kernel, removed, undecided. Data sets we do not have (phishing) get an empty ``removed``.
     """
     import pandas as pd

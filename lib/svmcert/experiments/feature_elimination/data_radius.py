@@ -16,11 +16,11 @@ import time
 
 import numpy as np
 
-from .. import datasets
-from ..featelim.radius import enclosing_sphere, jung_interval, radius_squared_without_each_feature, squared_diameter
-from ..reference.radius import sphere_dual_cvxpy, sphere_primal_cvxpy, squared_diameter_bruteforce
-from .instances import instance_rng
-from .timing import clock
+from ... import datasets
+from ...featelim.radius import enclosing_sphere, jung_interval, radius_squared_without_each_feature, squared_diameter
+from ...reference.radius import sphere_dual_cvxpy, sphere_primal_cvxpy, squared_diameter_bruteforce
+from ..instances import instance_rng
+from ..timing import clock
 
 __all__ = ["load_features", "warm_up", "dataset_checks", "regular_simplex_rows", "removal_path", "sweep_rows",
            "spearman", "same_first", "stable_order", "tied_ranks", "TIE_RTOL"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import claims
+from ... import claims
 from . import drsss_setup as st
 from .drsss_paper import PAPER, READINGS, TABLE3_ATOL_PP, TABLE4_ATOL_PP, Case, printed
 

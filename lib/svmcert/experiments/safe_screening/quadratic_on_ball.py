@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..reference.ball import (ball_max_sampled, ball_max_sdp, ball_max_trust_region, quadratic_value,
+from ...reference.ball import (ball_max_sampled, ball_max_sdp, ball_max_trust_region, quadratic_value,
                               secular_roots_polynomial)
-from ..screening.quadratic_ball import (maximize_quadratic_on_ball, secular_data, secular_function,
+from ...screening.quadratic_ball import (maximize_quadratic_on_ball, secular_data, secular_function,
                                         secular_roots, stationary_points)
-from .families import from_spectrum, hard_ball_case
-from .instances import instance_rng
-from .timing import best_time
+from ..families import from_spectrum, hard_ball_case
+from ..instances import instance_rng
+from ..timing import best_time
 
 __all__ = [
     "BallInstance", "problem_scale", "make_instances", "compare_with_references", "stationary_checks",

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import signsvm
-from ..reference import dual_gradient_reference
-from .families import LineInstance, crossing_template, two_point  # noqa: F401  (LineInstance re-exported)
-from .instances import instance_rng
-from .timing import best_time
+from ... import signsvm
+from ...reference import dual_gradient_reference
+from ..families import LineInstance, crossing_template, two_point  # noqa: F401  (LineInstance re-exported)
+from ..instances import instance_rng
+from ..timing import best_time
 
 __all__ = ["LineInstance", "FAMILIES", "make_instances", "frank_wolfe_instances", "omegas", "zeta_direct",
            "pieces_as_printed", "pieces_downdating", "eta_eq18", "check_instance", "time_constructions",

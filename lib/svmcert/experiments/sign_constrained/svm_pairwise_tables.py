@@ -20,7 +20,7 @@ def _by_class(table, column: str) -> dict[int, float]:
 def read_tables() -> dict:
     """Table 1 (per class: conventional, sign-constrained) and Table 2 (per class: five lambdas,
     conventional block, sign-constrained block), mean ROC scores only."""
-    from ..papers import printed
+    from ...papers import printed
 
     t1, t2 = printed("tajima", "Table 1"), printed("tajima", "Table 2")
     conv, sign = _by_class(t1, "conventional"), _by_class(t1, "sign-constrained")

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.optimize
 
-from .instances import instance_rng
+from ..instances import instance_rng
 
 __all__ = ["printed_pnorm", "printed_smoothness_counterexample", "FUNCTIONS", "grid_conjugate", "biconjugate_checks", "strong_convexity_of_conjugates",
            "smoothness_of_conjugates", "conjugate_growth", "midpoint_modulus", "representer_residual",

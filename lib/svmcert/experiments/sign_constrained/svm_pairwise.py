@@ -21,8 +21,8 @@ import pandas as pd
 from scipy import stats
 from tqdm.auto import tqdm
 
-from .. import signsvm
-from .instances import instance_rng
+from ... import signsvm
+from ..instances import instance_rng
 
 __all__ = ["SCORING", "LAMBDA_N_GRID", "make_aligner", "smith_waterman_matrix", "normalize_scores",
            "pairwise_features", "sign_vector", "half_splits", "get_solver", "compare_solvers", "Fit", "certify",

@@ -11,11 +11,11 @@ import warnings
 
 import numpy as np
 
-from .. import signsvm
-from ..datasets import load_scaled
-from ..reference import solve_primal_cvxpy
-from .instances import instance_rng
-from .patterns import sign_vector
+from ... import signsvm
+from ...datasets import load_scaled
+from ...reference import solve_primal_cvxpy
+from ..instances import instance_rng
+from ..patterns import sign_vector
 
 __all__ = ["SIGN_PATTERNS", "load_scaled", "strong_duality", "weak_duality",
            "standard_svm_dual_cvxpy", "standard_dual_identity", "sec3_reduction", "sec3_reduction_rows"]

@@ -24,9 +24,9 @@ import warnings
 
 import numpy as np
 
-from ..screening.gap_safe import gap_safe_radius, sss_screen
-from ..exceptions import ConvergenceWarning
-from ..screening.weighted_svm import (dual_domain, fenchel_young_residuals, fit_weighted_svm,
+from ...screening.gap_safe import gap_safe_radius, sss_screen
+from ...exceptions import ConvergenceWarning
+from ...screening.weighted_svm import (dual_domain, fenchel_young_residuals, fit_weighted_svm,
                                       linear_dual_objective, linear_primal_objective, loss_conjugate, loss_value)
 
 __all__ = ["explicit_gap", "reference_solution", "solve_path", "ball_pairs", "null_direction", "screening_path",
@@ -164,8 +164,8 @@ def instance_parameters(seed, name, kernel, loss, n):
     """lam and the weights of one instance, from its own keyed streams (never from a stream a
     solver or another instance draws from): lam = n 10^-e, e uniform over
     :data:`LAMBDA_EXPONENTS`; weights by :func:`svmcert.experiments.families.random_weights`."""
-    from .instances import instance_rng
-    from .families import random_weights
+    from ..instances import instance_rng
+    from ..families import random_weights
 
     key = (name, kernel, loss)
     lam = n * 10 ** -float(instance_rng(seed, "gap-safe-ball", "lambda", *key).choice(LAMBDA_EXPONENTS))
@@ -183,9 +183,9 @@ def run_instances(datasets_used, kernels, checkpoints, seed, n_perturb=6, on_dat
     """
     import pandas as pd
 
-    from ..datasets import load_scaled
-    from .instances import instance_rng
-    from .families import problem_features
+    from ...datasets import load_scaled
+    from ..instances import instance_rng
+    from ..families import problem_features
 
     jobs = [(name, kernel, loss) for name in datasets_used for kernel in kernels for loss in LOSSES]
     if progress:
@@ -299,8 +299,8 @@ def definition34_instance(F, y, lam, S, rng, n_weights=200, loss="hinge"):
     w* of the gap over the ball (Theorem 4.1). Since the gap is largest at w*, the samples removed for
     all these w must be exactly Theorem 3.5's; each random w on its own must remove at least those.
     """
-    from ..screening.drsss import drsss, gap_quadratic
-    from ..screening.quadratic_ball import maximize_quadratic_on_ball
+    from ...screening.drsss import drsss, gap_quadratic
+    from ...screening.quadratic_ball import maximize_quadratic_on_ball
 
     K, n = F @ F.T, len(y)
     w_tilde = np.ones(n)
@@ -337,7 +337,7 @@ def lemma_a5_rows(seed, count=60):
     one in ten has a = 0."""
     import cvxpy as cp
 
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     rows = []
     for k in range(int(count)):

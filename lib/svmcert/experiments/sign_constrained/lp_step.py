@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import signsvm
-from ..reference import dual_gradient_reference, solve_box_lp_cvxpy, solve_box_lp_linprog
-from .patterns import sign_vector
-from .timing import best_time
+from ... import signsvm
+from ...reference import dual_gradient_reference, solve_box_lp_cvxpy, solve_box_lp_linprog
+from ..patterns import sign_vector
+from ..timing import best_time
 
 __all__ = [
     "optimal_face_dimension",
@@ -72,7 +72,7 @@ def random_instances(seed: int, count: int, purpose: str = "random") -> list[LPI
     """Gaussian data over sizes n in [1, 80], d in [1, 60], feature scales 1e-3..1e3,
     lambda in [1e-4, 1e2], every sign pattern and alpha kind (cycled so each appears); instance k
     from the stream keyed ``("lp-step", purpose, k)``."""
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     out = []
     for k in range(count):
@@ -97,7 +97,7 @@ def tie_instances(seed: int, count: int) -> list[LPInstance]:
     """Integer data in {-1, 0, 1}, n a power of two and lambda = 1/n, alpha a cube vertex: then
     w(alpha) and every margin z_i are integers computed exactly, so z_i = 1 happens exactly.
     Instance k from the stream keyed ``("lp-step", "ties", k)``."""
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     out = []
     for k in range(count):
@@ -115,7 +115,7 @@ def tie_instances(seed: int, count: int) -> list[LPInstance]:
 def data_instances(seed: int, name: str, X, y, lams, count_per_lam: int) -> list[LPInstance]:
     """Real data with several lambdas, sign patterns and alpha kinds; instance (lam, k) from the
     stream keyed ``("lp-step", "data", name, lam, k)``."""
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     X, y = np.asarray(X, float), np.asarray(y, float)
     out = []
@@ -203,7 +203,7 @@ def time_direction_finding(seed: int, sizes, d: int, repeat: int = 3):
     """
     import pandas as pd
 
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     rows = []
     for n in sizes:

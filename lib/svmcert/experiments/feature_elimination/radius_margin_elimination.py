@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..featelim import (candidate_projections, candidate_scores, eliminate_features, fit_linear_svm,
+from ...featelim import (candidate_projections, candidate_scores, eliminate_features, fit_linear_svm,
                         linearly_separable)
-from ..reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy
-from ..reference.radius import sphere_dual_cvxpy, squared_diameter_bruteforce
+from ...reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy
+from ...reference.radius import sphere_dual_cvxpy, squared_diameter_bruteforce
 
 __all__ = ["split", "elimination_path", "lo_separability_violations", "reference_scores", "first_step_check"]
 

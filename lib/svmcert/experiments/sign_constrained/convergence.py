@@ -10,10 +10,10 @@ import warnings
 
 import numpy as np
 
-from .. import signsvm
-from ..reference import solve_primal_cvxpy
-from ..signsvm.projected_gradient import projected_gradient
-from .timing import clock, loglog_slope
+from ... import signsvm
+from ...reference import solve_primal_cvxpy
+from ...signsvm.projected_gradient import projected_gradient
+from ..timing import clock, loglog_slope
 
 __all__ = ["log_grid", "traces", "iteration_cost", "PAPER_LAM_N", "figures34"]
 
@@ -104,7 +104,7 @@ def iteration_cost(seed, ns, ds, n_fixed, d_fixed, iters=20, repeat=3):
     ``time.process_time``, so other jobs on the machine inflate the times far less than wall time."""
     from threadpoolctl import threadpool_limits
 
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     with threadpool_limits(limits=1, user_api="blas"):
         return _iteration_cost(instance_rng, seed, ns, ds, n_fixed, d_fixed, iters, repeat)

@@ -21,13 +21,13 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from ..kernels import linear_kernel, rbf_kernel
-from ..screening import weighted_svm as ws
-from ..screening.drsss import drsss
-from ..screening.weighted_linear import fit_weighted_linear
-from ..exceptions import ConvergenceWarning
+from ...kernels import linear_kernel, rbf_kernel
+from ...screening import weighted_svm as ws
+from ...screening.drsss import drsss
+from ...screening.weighted_linear import fit_weighted_linear
+from ...exceptions import ConvergenceWarning
 from . import drsss_setup as st
-from ..datasets import load_scaled
+from ...datasets import load_scaled
 
 __all__ = ["DATASETS", "CaseFit", "case_fit", "removed_at", "rates_table", "table3_row", "isss_seconds", "table4_shifts",
            "closed_form_check", "rates_for_gram", "safety_on_gram", "design", "gram", "one_thread"]
@@ -337,7 +337,7 @@ def safety_on_gram(K, y, lam, a, seed, count, key=(), groups=None):
 # ----------------------------------------------------------------------------- the book's former setup
 def design(name: str):
     """The book's former setup: features divided by their largest absolute value, labels +-1
-    (:func:`~svmcert.experiments.duality.load_scaled`). The Benchmarks page still times the
+    (:func:`~svmcert.experiments.sign_constrained.duality.load_scaled`). The Benchmarks page still times the
     weighted SVM on it; the drsss chapter shows it as one reading of the paper."""
     return load_scaled(name)
 

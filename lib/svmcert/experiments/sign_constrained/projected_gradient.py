@@ -11,13 +11,13 @@ import warnings
 
 import numpy as np
 
-from ..reference.signsvm import solve_primal_cvxpy
-from ..signsvm import bounds
-from ..signsvm.objectives import sign_projection
-from ..signsvm.projected_gradient import project_ball_sign, projected_gradient
-from ..exceptions import ConvergenceWarning
-from .families import SVMInstance as Instance
-from .patterns import SIGN_PATTERNS, sign_vector
+from ...reference.signsvm import solve_primal_cvxpy
+from ...signsvm import bounds
+from ...signsvm.objectives import sign_projection
+from ...signsvm.projected_gradient import project_ball_sign, projected_gradient
+from ...exceptions import ConvergenceWarning
+from ..families import SVMInstance as Instance
+from ..patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [
     "SIGN_PATTERNS",
@@ -48,7 +48,7 @@ def real_instances(data: dict, lam_rel, patterns, seed: int) -> list[Instance]:
     """Every (data set, lambda, sign pattern) combination; lambda = lam_rel * R^2 with R the largest
     row norm, so that the same lam_rel means the same regime for raw and rescaled data. A random
     pattern comes from the stream keyed by the data set, lam_rel and the pattern."""
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     out = []
     for name, (X, y) in data.items():
@@ -67,7 +67,7 @@ def random_instances(seed: int, count: int, max_n: int = 6, max_d: int = 4) -> l
     Every third instance is 'clustered': all y_i x_i close to one vector, the regime in which
     every margin can be near 1 and ||w*|| near the radius sqrt(1/lam).
     """
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     out = []
     for k in range(count):
@@ -124,7 +124,7 @@ def projection_instances(seed: int, count: int) -> list[dict]:
     Cycles through special cases: w already feasible and inside the ball, w in the polar cone
     (projection 0), all coordinates constrained, and no constraint at all.
     """
-    from .instances import instance_rng
+    from ..instances import instance_rng
 
     out = []
     for k in range(count):

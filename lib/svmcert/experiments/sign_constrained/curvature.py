@@ -11,13 +11,13 @@ import itertools
 
 import numpy as np
 
-from ..reference.signsvm import solve_primal_cvxpy
-from ..signsvm import bounds
-from ..signsvm.frank_wolfe import frank_wolfe
-from ..signsvm.objectives import dual_gradient, dual_objective, primal_objective, weights_from_dual
-from .instances import instance_rng
-from .families import SVMInstance as Instance
-from .patterns import SIGN_PATTERNS, sign_vector
+from ...reference.signsvm import solve_primal_cvxpy
+from ...signsvm import bounds
+from ...signsvm.frank_wolfe import frank_wolfe
+from ...signsvm.objectives import dual_gradient, dual_objective, primal_objective, weights_from_dual
+from ..instances import instance_rng
+from ..families import SVMInstance as Instance
+from ..patterns import SIGN_PATTERNS, sign_vector
 
 __all__ = [
     "small_instances",

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ..featelim import check_working_set, enumerate_working_sets, solve_lo, solve_qp1, working_set_rows
-from ..reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy, solve_qp1_svc
-from .instances import instance_rng
-from .timing import best_cpu_time, clock, loglog_slope
+from ...featelim import check_working_set, enumerate_working_sets, solve_lo, solve_qp1, working_set_rows
+from ...reference.qp1 import solve_lo_linprog, solve_qp1_cvxpy, solve_qp1_svc
+from ..instances import instance_rng
+from ..timing import best_cpu_time, clock, loglog_slope
 
 __all__ = ["Instance", "FAMILIES", "random_instance", "random_instances", "iteration_checks", "compare_instance",
            "standardise", "real_projections", "exhaustive_theorem1", "smallest_r2_failure", "trace_table",

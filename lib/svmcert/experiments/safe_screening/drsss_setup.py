@@ -26,11 +26,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from .. import datasets
-from ..kernels import rbf_kernel
-from ..screening.certified import duplicate_groups, optimum_screening
-from ..screening.weighted_svm import fenchel_young_residuals, fit_weighted_svm
-from ..exceptions import ConvergenceWarning
+from ... import datasets
+from ...kernels import rbf_kernel
+from ...screening.certified import duplicate_groups, optimum_screening
+from ...screening.weighted_svm import fenchel_young_residuals, fit_weighted_svm
+from ...exceptions import ConvergenceWarning
 
 __all__ = ["Setup", "PAPER", "FORMER", "SCALINGS", "BALLS", "instance_key", "instance_rng", "features",
            "Design", "design", "lam_sum", "lam_grid", "Fit", "fit_at_ones", "screening", "ball_root",
@@ -221,7 +221,7 @@ def fit_at_ones(d: Design, lam: float, tol: float = 1e-13, max_epochs: int = 1_0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if d.X is not None:
-            from .. import signsvm
+            from ... import signsvm
 
             alpha = signsvm.solve(d.X, d.y, lam / n, tol=tol, max_epochs=max_epochs, alpha0=alpha0).alpha
             beta = d.X.T @ (d.y * alpha) / lam
