@@ -174,3 +174,11 @@ def test_the_library_below_the_pipeline_imports_neither_the_book_nor_the_drivers
     bad += [(m, t) for m in low for t in _edges(m) if t.startswith("svmcert.reference")
             and m.split(".")[1] in ("signsvm", "screening", "featelim")]
     assert not bad, bad
+
+
+def test_the_book_pipeline_imports_no_solver_and_the_references_only_the_floor():
+    solvers = ("svmcert.signsvm", "svmcert.screening", "svmcert.featelim", "svmcert.experiments")
+    bad = [(m, t) for m in MODULES if m.startswith("svmcert.book") for t in _edges(m) if t.startswith(solvers)]
+    bad += [(m, t) for m in MODULES if m.startswith("svmcert.reference") for t in _edges(m)
+            if t.startswith(solvers + ("svmcert.book",))]
+    assert not bad, bad
