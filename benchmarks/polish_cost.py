@@ -24,12 +24,12 @@ from svmcert.signsvm._dca_kernel import epoch, row_layout, scaled_csr
 def seconds_per_nonzero(X, y, sign, lam_n=1.0, min_seconds=1.0):
     indptr, indices, values = scaled_csr(np.ascontiguousarray(X), y / lam_n)
     cptr, cpos, sq = row_layout(indptr, indices, values, sign)
-    alpha, omega = np.zeros(X.shape[0]), np.zeros(X.shape[1])
+    alpha, omega, upper = np.zeros(X.shape[0]), np.zeros(X.shape[1]), np.ones(X.shape[0])
     order = np.random.default_rng(0).permutation(X.shape[0])
-    epoch(order, indptr, indices, values, cptr, cpos, sq, alpha, omega, sign, lam_n)   # compile, warm
+    epoch(order, indptr, indices, values, cptr, cpos, sq, alpha, omega, sign, lam_n, upper)   # compile, warm
     t, k = time.perf_counter(), 0
     while time.perf_counter() - t < min_seconds:
-        epoch(order, indptr, indices, values, cptr, cpos, sq, alpha, omega, sign, lam_n)
+        epoch(order, indptr, indices, values, cptr, cpos, sq, alpha, omega, sign, lam_n, upper)
         k += 1
     return (time.perf_counter() - t) / k / indptr[-1]
 

@@ -7,7 +7,8 @@ import pytest
 
 MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.interior_point", "svmcert.signsvm.bounded_lsq",
            "svmcert.signsvm.coordinate_ascent", "svmcert.signsvm.frank_wolfe", "svmcert._validation",
-           "svmcert.screening.weighted_svm", "svmcert.screening.ball_problem"]
+           "svmcert.screening.weighted_svm", "svmcert.screening.ball_problem", "svmcert.signsvm.estimator",
+           "svmcert.signsvm.problem"]
 
 
 @pytest.mark.parametrize("name", MODULES)

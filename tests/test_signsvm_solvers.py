@@ -122,9 +122,15 @@ def test_estimator_respects_signs_labels_and_C():
 def test_sklearn_check_estimator():
     from sklearn.utils.estimator_checks import check_estimator
 
+    from svmcert.experiments.estimator import DEFAULT_TOL_EXPECTED_FAILURES
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(signsvm.SignConstrainedSVC(), on_fail=None)
+        results = check_estimator(signsvm.SignConstrainedSVC(), on_fail=None,
+                                  expected_failed_checks=DEFAULT_TOL_EXPECTED_FAILURES)
     not_passed = {r["check_name"]: r["status"] for r in results if r["status"] != "passed"}
-    # The one skipped check needs SCIPY_ARRAY_API set (array-API inputs); everything else passes.
-    assert not_passed == {"check_array_api_input": "skipped"}
+    # The one skipped check needs SCIPY_ARRAY_API set (array-API inputs). At the default tol=1e-6
+    # the two sample-weight equivalence checks (decision values to 1e-7) fail as expected; with
+    # tol=1e-12 every check passes (tests/test_estimator_api.py).
+    assert not_passed == {"check_array_api_input": "skipped",
+                          **{name: "xfail" for name in DEFAULT_TOL_EXPECTED_FAILURES}}

@@ -36,6 +36,10 @@ def _svc_fit(X=X0, y=Y0, **params):
     return signsvm.SignConstrainedSVC(**params).fit(X, y)
 
 
+def _svc_fit_weighted(X=X0, y=Y0, sample_weight=None, **params):
+    return signsvm.SignConstrainedSVC(**params).fit(X, y, sample_weight=sample_weight)
+
+
 def _svc_predict(X=X0):
     return signsvm.SignConstrainedSVC(lam=0.5).fit(X0, Y0).predict(X)
 
@@ -57,6 +61,7 @@ FUNCS = {
     "solve": (signsvm.solve, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_epochs=5)),
     "interior_point": (signsvm.interior_point, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_iter=5)),
     "SignConstrainedSVC.fit": (_svc_fit, dict(X=X0, y=Y0, lam=0.5)),
+    "SignConstrainedSVC.fit(sample_weight)": (_svc_fit_weighted, dict(X=X0, y=Y0, lam=0.5, sample_weight=np.ones(N))),
     "SignConstrainedSVC.predict": (_svc_predict, dict(X=X0)),
     "projected_gradient": (signsvm.projected_gradient, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, n_iter=5)),
     "project_ball": (signsvm.project_ball, dict(w=X0[0], radius=1.0)),
@@ -129,6 +134,10 @@ TIME_CASES = [("time", dict(time_limit=0.0), "time_limit"), ("time", dict(time_l
               ("nan", dict(time_limit=np.nan), "time_limit"), ("time", dict(time_limit="1s"), "time_limit")]
 ALPHA0_CASES = [("nan", dict(alpha0=_nan(ALPHA0)), "alpha0"), ("shape", dict(alpha0=ALPHA0[:-1]), "alpha0")]
 ONE_CLASS_CASES = [("one-class", dict(y=ONE_CLASS), "y")]
+SAMPLE_WEIGHT_CASES = [("weights", dict(sample_weight=-np.ones(N)), "sample_weight"),
+                       ("weights", dict(sample_weight=np.zeros(N)), "sample_weight"),
+                       ("nan", dict(sample_weight=_nan(np.ones(N))), "sample_weight"),
+                       ("shape", dict(sample_weight=np.ones(N - 1)), "sample_weight")]
 K_CASES = [("nan", dict(K=_nan(K0, 7)), "K"), ("inf", dict(K=np.where(np.eye(N) > 0, np.inf, K0)), "K"),
            ("shape", dict(K=K0[:, :-1]), "K"), ("shape", dict(K=K0[:-1, :-1]), "K"),
            ("nonsymmetric", dict(K=NONSYM), "K"), ("indefinite", dict(K=INDEF), "K"),
@@ -172,16 +181,16 @@ CASES = {
     "dual_coordinate_ascent": SOLVER + ITER_CASES["max_epochs"] + ALPHA0_CASES + TIME_CASES
     + [("option", dict(engine="cuda"), "engine")],
     "solve": SOLVER + ONE_CLASS_CASES + ITER_CASES["max_epochs"] + TIME_CASES
-    + [("option", dict(solver="newton"), "solver")],
+    + [("option", dict(solver="newton"), "solver")] + SAMPLE_WEIGHT_CASES,
+    "SignConstrainedSVC.fit(sample_weight)": SAMPLE_WEIGHT_CASES,
     "interior_point": SOLVER + ITER_CASES["max_iter"] + TIME_CASES,
     "SignConstrainedSVC.fit": [c for c in X_CASES if c[0] != "empty"] + Y_CASES[:1] + [("nan", dict(y=_nan(Y0)), "y"), ("shape", dict(y=Y0[:-1]), "y"),
                                          ("one-class", dict(y=ONE_CLASS), "y"),
-                                         ("labels", dict(y=np.arange(N) % 3), "y"),
                                          ("labels", dict(y=np.linspace(0.0, 1.0, N)), "y")]
     + LAM_CASES[:5] + [("lam", dict(lam=None, C=0.0), "C"), ("nan", dict(lam=None, C=np.nan), "C"),
                        ("sign", dict(sign_constraints=[2, 0, 0]), "sign_constraints"),
                        ("shape", dict(sign_constraints=[1, 0]), "sign_constraints")]
-    + TOL_CASES + ITER_CASES["max_iter"]
+    + TOL_CASES + [c for c in ITER_CASES["max_iter"] if c[1]["max_iter"] is not None]   # None: the solver's budget
     + [("radius", dict(fit_intercept=True, intercept_scaling=0.0), "intercept_scaling"),
        ("nan", dict(fit_intercept=True, intercept_scaling=np.nan), "intercept_scaling"),
        ("option", dict(solver="newton"), "solver")],

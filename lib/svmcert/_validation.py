@@ -23,6 +23,7 @@ __all__ = [
     "check_iterations",
     "check_two_classes",
     "check_gram",
+    "check_weights",
 ]
 
 
@@ -182,6 +183,26 @@ def check_two_classes(y, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: expected both classes -1 and +1, found only {float(y[0]):+g} "
                          f"({y.size} samples)")
     return y
+
+
+def check_weights(weights, n: int, name: str = "sample_weight") -> np.ndarray:
+    """Return per-sample weights as a finite float64 vector of length n, every entry >= 0 and at
+    least one > 0 (a weight of zero removes its sample from the objective).
+
+    Examples
+    --------
+    >>> from svmcert._validation import check_weights
+    >>> check_weights([1, 0, 2.5], 3).tolist()
+    [1.0, 0.0, 2.5]
+    """
+    arr = check_vector(weights, name, n)
+    if arr.size and arr.min() < 0.0:
+        raise ValueError(f"{name}: expected nonnegative weights, found {int((arr < 0).sum())} negative "
+                         f"(smallest {arr.min():g})")
+    if not np.any(arr > 0.0):
+        raise ValueError(f"{name}: expected at least one positive weight; all {arr.size} are zero "
+                         f"(Sample weights must contain at least one non-zero number)")
+    return arr
 
 
 def check_gram(K, n: int | None = None, name: str = "K", psd=True) -> np.ndarray:

@@ -22,19 +22,22 @@ class PrimalReference:
     status: str
 
 
-def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accuracy: bool = True) -> PrimalReference:
-    """min_w lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>) s.t. sign_h w_h >= 0.
+def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accuracy: bool = True,
+                       weights=None) -> PrimalReference:
+    """min_w lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) s.t. sign_h w_h >= 0.
 
-    Written as a QP with slack variables xi_i >= 0, xi_i >= 1 - y_i <x_i, w>. With
+    ``weights`` are the s_i >= 0 (default all 1, the paper's problem). X may be a scipy.sparse
+    matrix. Written as a QP with slack variables xi_i >= 0, xi_i >= 1 - y_i <x_i, w>. With
     ``high_accuracy`` Clarabel's gap and feasibility tolerances are tightened to 1e-10, so the
     returned value is within about 1e-9 (relative) of the true optimum. The objective value is
     recomputed from the returned w (not taken from the solver), so it is an upper bound on P*.
     """
     cp = require("cvxpy", "reference")
 
-    X = np.asarray(X, dtype=float)
+    X = X.astype(float) if hasattr(X, "tocsr") else np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, d = X.shape
+    s = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     sign = np.zeros(d) if sign is None else np.asarray(sign, dtype=float)
     w = cp.Variable(d)
     xi = cp.Variable(n)
@@ -43,7 +46,8 @@ def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accu
         constraints.append(w[np.flatnonzero(sign > 0)] >= 0)
     if np.any(sign < 0):
         constraints.append(w[np.flatnonzero(sign < 0)] <= 0)
-    problem = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) + cp.sum(xi) / n), constraints)
+    risk = cp.sum(xi) / n if weights is None else s @ xi / n
+    problem = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) + risk), constraints)
     opts = {}
     if high_accuracy and solver == "CLARABEL":
         opts = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=500)
@@ -53,5 +57,5 @@ def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accu
     w_val = np.asarray(w.value, dtype=float)
     w_val[(sign > 0) & (w_val < 0)] = 0.0  # remove feasibility residue of the interior-point solution
     w_val[(sign < 0) & (w_val > 0)] = 0.0
-    value = lam / 2 * float(w_val @ w_val) + float(np.maximum(0.0, 1.0 - y * (X @ w_val)).mean())
+    value = lam / 2 * float(w_val @ w_val) + float((s * np.maximum(0.0, 1.0 - y * np.asarray(X @ w_val))).mean())
     return PrimalReference(w_val, value, f"cvxpy/{solver}: {problem.status}")

@@ -5,7 +5,10 @@ The same exact coordinate step as :func:`~svmcert.signsvm.coordinate_ascent.coor
 towards its root (:func:`_step_directed`) and compiled so that the loop over samples runs without
 Python overhead: :func:`epoch` is one plain random pass, :func:`run_shrinking` passes with
 liblinear's shrinking. Rows are given in CSR form (indptr, indices, values) with values already
-divided by lam * n, plus the per-row layout of :func:`row_layout`.
+divided by lam * n, plus the per-row layout of :func:`row_layout`; they come from a dense X
+(:func:`scaled_csr`) or straight from a sparse CSR X (its indptr, indices and scaled data), so
+the passes never touch a dense matrix. ``upper`` holds the dual box's upper bounds (s_i for
+per-sample weights, ones for the paper's problem: alpha_i in [0, upper_i]).
 """
 
 from __future__ import annotations
@@ -132,14 +135,16 @@ def _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign):
 
 
 @njit(cache=True, nogil=True)
-def _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross, which):
-    """The exact step on alpha_i (bounds kept exactly), omega updated in place."""
+def _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, upper, omega, sign, target, cross,
+               which):
+    """The exact step on alpha_i in [0, upper_i] (bounds kept exactly), omega updated in place."""
     a = alpha[i]
-    lo, hi = -a, 1.0 - a
+    u = upper[i]
+    lo, hi = -a, u - a
     t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, lo, hi, slope0, A,
                        cross, which)
     if t != 0.0:
-        alpha[i] = 0.0 if t == lo else (1.0 if t == hi else min(max(a + t, 0.0), 1.0))
+        alpha[i] = 0.0 if t == lo else (u if t == hi else min(max(a + t, 0.0), u))
         for k in range(indptr[i], indptr[i + 1]):
             omega[indices[k]] += t * values[k]
 
@@ -153,20 +158,22 @@ def _workspace(cptr):
 
 
 @njit(cache=True, nogil=True)
-def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n):
-    """One pass over ``order``: the exact step on each alpha_i, omega updated in place."""
+def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper):
+    """One pass over ``order``: the exact step on each alpha_i in [0, upper_i], omega updated in
+    place."""
     target = 1.0 / lam_n
     cross, which = _workspace(cptr)
     for i in order:
         if indptr[i] == indptr[i + 1]:
-            alpha[i] = 1.0
+            alpha[i] = upper[i]
             continue
         slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
-        _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross, which)
+        _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, upper, omega, sign, target, cross,
+                   which)
 
 
 @njit(cache=True, nogil=True)
-def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes):
+def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -176,7 +183,8 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     projected gradient is dropped from the passes; when the shrunken problem meets eps, all
     coordinates are put back and checked once more. Returns (passes, met): met says the full
     problem met eps. Shrinking is a heuristic only: the caller certifies by the duality gap.
-    ``cptr``, ``cpos``, ``sq_norm``: from :func:`row_layout`.
+    ``cptr``, ``cpos``, ``sq_norm``: from :func:`row_layout`; ``upper``: the box's upper bounds (a
+    sample whose bound is 0 never moves: it sits at both bounds, and counts as at the lower one).
     """
     n = alpha.shape[0]
     target = 1.0 / lam_n
@@ -194,7 +202,10 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         while s < active:
             i = index[s]
             if indptr[i] == indptr[i + 1]:
-                alpha[i] = 1.0
+                alpha[i] = upper[i]
+                s += 1
+                continue
+            if upper[i] == 0.0:                 # pinned at both bounds: projected gradient 0
                 s += 1
                 continue
             slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
@@ -208,7 +219,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
                     continue
                 if G < 0.0:
                     pg = G
-            elif a == 1.0:
+            elif a == upper[i]:
                 if G < pg_min_old:
                     active -= 1
                     index[s], index[active] = index[active], index[s]
@@ -220,8 +231,8 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
-                _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, omega, sign, target, cross,
-                           which)
+                _take_step(i, slope0, A, indptr, indices, values, cptr, cpos, alpha, upper, omega, sign, target,
+                           cross, which)
             s += 1
         passes += 1
         if pg_max - pg_min <= eps:

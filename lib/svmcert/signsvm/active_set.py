@@ -28,6 +28,9 @@ Every iteration's cost is estimated before it runs (:func:`iteration_flops`) and
 budget ``max_flops`` that the caller sets; the iteration that would exceed it is not started, so
 a call never costs more than its budget (plus one certificate, O(nd)). Coordinate ascent sets the
 budget from the work of the passes it has just done, so polishing at most doubles a run's work.
+
+With per-sample weights s (the dual box [0, s], :mod:`.problem`) U is the set alpha_i = s_i, the
+right-hand side of (*) reads lam n 1 - Z_FJ Z_UJ^T s_U, and samples with s_i = 0 stay at 0.
 """
 
 from __future__ import annotations
@@ -57,10 +60,16 @@ training matrix at lam n = 1e-6 (BLAS on one thread): certified relative gap 7e-
 refinement, 1.1e-8 after 2 steps, 6e-9 after 5 (Clarabel at 1e-13 tolerances: 5e-9)."""
 
 
-def _solve_margin_system(Z, F, U, J, lam_n):
+def _upper_sum(Z, U, J, upper):
+    """Z_UJ^T s_U: the samples at their upper bound, summed with their bounds as weights."""
+    ZU = Z[np.ix_(U, J)]
+    return ZU.sum(axis=0) if upper is None else upper[U] @ ZU
+
+
+def _solve_margin_system(Z, F, U, J, lam_n, upper=None):
     """alpha_F solving (*), least squares when Z_FJ Z_FJ^T is singular."""
     ZF = Z[np.ix_(F, J)]
-    c = Z[np.ix_(U, J)].sum(axis=0)
+    c = _upper_sum(Z, U, J, upper)
     rhs = lam_n - ZF @ c
     K = ZF @ ZF.T
     try:
@@ -74,7 +83,7 @@ def _solve_margin_system(Z, F, U, J, lam_n):
     return alpha_F
 
 
-def _fit_box_multipliers(Z, F, U, J, lam_n, max_flops=np.inf, stats=None):
+def _fit_box_multipliers(Z, F, U, J, lam_n, max_flops=np.inf, stats=None, upper=None):
     """alpha_F in [0, 1] for a degenerate optimum (|F| > |J|: more samples on the margin than free
     coordinates, as with repeated rows). Then (*) is singular, but w_J is fixed by the margin
     conditions Z_FJ w_J = 1 (least squares; consistent when the sets are right), and any alpha_F
@@ -84,16 +93,19 @@ def _fit_box_multipliers(Z, F, U, J, lam_n, max_flops=np.inf, stats=None):
     ``max_flops``), whose residual is zero exactly when such an alpha_F exists; if that budget ends
     first, the minimum-norm solution is returned unclipped and the caller's set update moves the
     samples outside [0, 1] out of F (while F holds samples that are not on the margin at the
-    optimum, no box solution exists anyway)."""
+    optimum, no box solution exists anyway). With weights, the box [0, s_F] is the unit box in the
+    scaled unknowns alpha_F / s_F (every s_F > 0: F never holds a pinned sample)."""
     ZF = Z[np.ix_(F, J)]
     w_J = np.linalg.lstsq(ZF, np.ones(F.size), rcond=None)[0]
-    target = lam_n * w_J - Z[np.ix_(U, J)].sum(axis=0)
+    target = lam_n * w_J - _upper_sum(Z, U, J, upper)
     a = np.linalg.lstsq(ZF.T, target, rcond=None)[0]
-    if a.min() >= 0.0 and a.max() <= 1.0:
+    s_F = 1.0 if upper is None else upper[F]
+    if a.min() >= 0.0 and np.all(a <= s_F):
         return a
-    fit = bvls(ZF.T, target, 0.0, 1.0, max_solves=BVLS_MAX_SOLVES,
+    A = ZF.T if upper is None else ZF.T * s_F
+    fit = bvls(A, target, 0.0, 1.0, max_solves=BVLS_MAX_SOLVES,
                max_flops=max(max_flops - 2.0 * lstsq_flops(F.size, J.size), 0.0), stats=stats)
-    return a if fit is None else fit
+    return a if fit is None else fit * s_F
 
 
 def iteration_flops(n_free: int, n_coords: int) -> float:
@@ -113,7 +125,7 @@ def _sets_key(*masks) -> bytes:
 
 def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20,
                       change_fraction: float = 0.1, max_flops: float = np.inf,
-                      stats: dict | None = None) -> tuple[np.ndarray, Certificate] | None:
+                      stats: dict | None = None, upper=None) -> tuple[np.ndarray, Certificate] | None:
     """Primal-dual active-set iterations on the dual of problem (4), started from the sets of
     ``alpha`` (and of ``omega`` = Z^T alpha / (lam n) for the sign pattern).
 
@@ -131,6 +143,8 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
         counted solves); an iteration whose estimate exceeds what is left is not started.
     stats : optional dict; receives ``iterations``, ``flops`` (estimated work spent) and
         ``outcome`` (why the call ended).
+    upper : (n,) per-sample weights s_i >= 0 (the box [0, s]; the certificate is the weighted
+        one), or None for the unit box.
 
     Returns
     -------
@@ -138,8 +152,10 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
     """
     n, d = Z.shape
     lam_n = lam * n
-    F = (alpha > 0.0) & (alpha < 1.0)
-    U = alpha == 1.0
+    box = 1.0 if upper is None else upper
+    live = True if upper is None else upper > 0.0        # samples with s_i = 0 stay at 0
+    F = (alpha > 0.0) & (alpha < box)
+    U = (alpha == box) & live
     J = (sign == 0) | (sign * omega > 0.0)
     seen = {_sets_key(F, U, J)}
     work = {"iterations": 0, "flops": 0.0, "outcome": "max_iter"}
@@ -159,24 +175,24 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
             return end("budget")
         work["iterations"] += 1
         Fi, Ji, Ui = np.flatnonzero(F), np.flatnonzero(J), np.flatnonzero(U)
-        b = U.astype(float)
+        b = U.astype(float) if upper is None else np.where(U, upper, 0.0)
         if Fi.size and Ji.size:
             if Fi.size <= Ji.size:
-                b[Fi] = _solve_margin_system(Z, Fi, Ui, Ji, lam_n)
+                b[Fi] = _solve_margin_system(Z, Fi, Ui, Ji, lam_n, upper)
                 work["flops"] += cost
             else:
                 fit_stats = {}
-                b[Fi] = _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n, max_flops - work["flops"], fit_stats)
+                b[Fi] = _fit_box_multipliers(Z, Fi, Ui, Ji, lam_n, max_flops - work["flops"], fit_stats, upper)
                 work["flops"] += 2.0 * lstsq_flops(nf, nj) + fit_stats.get("flops", 0.0)
         omega_b = Z.T @ b / lam_n
-        clipped = np.clip(b, 0.0, 1.0)
+        clipped = np.clip(b, 0.0, box)
         omega_c = omega_b if np.array_equal(clipped, b) else Z.T @ clipped / lam_n
-        cert = certificate(omega_c, clipped, Z, lam, sign)
+        cert = certificate(omega_c, clipped, Z, lam, sign, upper)
         if cert.relative_gap_below(tol):
             return end("certified", (clipped, cert))
         G = Z @ np.where(J, omega_b, 0.0) - 1.0   # y_i <x_i, w> - 1 with w_J = omega_J
-        F_new = (F & (b > 0.0) & (b < 1.0)) | (~F & ~U & (G < 0.0)) | (U & (G > 0.0))
-        U_new = (F & (b >= 1.0)) | (U & (G <= 0.0))
+        F_new = ((F & (b > 0.0) & (b < box)) | (~F & ~U & (G < 0.0)) | (U & (G > 0.0))) & live
+        U_new = ((F & (b >= box)) | (U & (G <= 0.0))) & live
         J_new = (sign == 0) | (sign * omega_b > 0.0)
         changes = int((F_new != F).sum() + (U_new != U).sum() + (J_new != J).sum())
         if changes == 0:

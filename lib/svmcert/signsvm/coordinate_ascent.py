@@ -12,6 +12,9 @@ interval t in [-alpha_i, 1 - alpha_i], evaluate the derivative at each by cumula
 solve the linear piece where it changes sign; only the nonzero entries of x_i take part.
 With no sign constraints this is the classical closed-form step of dual coordinate descent
 (Hsieh et al., 2008). The duality gap P(w(alpha)) - D(alpha) certifies the result (eq. 10).
+
+With per-sample weights s_i (:mod:`.problem`) the interval is [-alpha_i, s_i - alpha_i] and
+nothing else changes; X may be a sparse CSR matrix, whose rows the passes read directly.
 """
 
 from __future__ import annotations
@@ -122,7 +125,7 @@ def _root(A, B, target, left, right) -> float:
 def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: int = 10000, seed: int = 0,
                            alpha0=None, record_history: bool = True, engine: str = "numba",
                            shrinking: bool = True, polish: bool = True,
-                           time_limit: float | None = None) -> SolverResult:
+                           time_limit: float | None = None, *, sample_weight=None) -> SolverResult:
     """Maximise the dual (eq. 9) by exact coordinate steps until the relative duality gap
     (P(w) - D(alpha)) / P(w) <= tol.
 
@@ -156,6 +159,8 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     time_limit : seconds, optional. The run stops before a group of passes or a polishing attempt
         that would end after it (their time is estimated from the passes already made), warns and
         returns its last certified point with ``converged=False``.
+    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem of :mod:`.problem`
+        (alpha_i in [0, s_i]; a zero weight removes the sample).
 
     Notes
     -----
@@ -174,7 +179,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     >>> bool(res.converged and res.gap <= 1e-6 * res.primal)
     True
     """
-    p = make_problem(X, y, lam, sign)
+    p = make_problem(X, y, lam, sign, sample_weight=sample_weight)
     opts = dca_options(tol, max_epochs, seed, record_history, engine, shrinking, polish, time_limit)
     alpha0 = None if alpha0 is None else check_vector(alpha0, "alpha0", p.n)
     return run_coordinate_ascent(p, opts, alpha0)
@@ -192,10 +197,11 @@ class _State(NamedTuple):
 
 def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> SolverResult:
     """:func:`dual_coordinate_ascent` on a validated problem and options (``alpha0`` a float vector
-    of length n or None)."""
+    of length n or None; clipped to the box)."""
     n, lam_n, sign, tol, max_epochs = p.n, p.lam_n, p.sign, opts.tol, opts.max_epochs
+    upper, weights = p.upper, p.weights
     Z = SignedRows(p.X, p.y)
-    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, 1.0)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, upper)
     omega = Z.T @ alpha / lam_n
     start = time.perf_counter()
     hist = History(start)
@@ -203,19 +209,22 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
     deadline = Deadline(opts.time_limit, start)
     record_history, engine = opts.record_history, opts.engine
     layout = None
-    if engine == "numpy":
+    if p.sparse:
+        indptr, indices, values = _csr_sparse(p.X, p.y / lam_n)
+    elif engine == "numpy":
         indptr, indices, values = _csr_numpy(p.X, p.y / lam_n)
-    else:
+    if engine == "numba":
         from ._dca_kernel import epoch as compiled_epoch, row_layout, scaled_csr
 
-        indptr, indices, values = scaled_csr(np.ascontiguousarray(p.X), p.y / lam_n)   # rows of Z / (lam n)
+        if not p.sparse:
+            indptr, indices, values = scaled_csr(np.ascontiguousarray(p.X), p.y / lam_n)   # rows of Z / (lam n)
         layout = row_layout(indptr, indices, values, sign)
         if opts.shrinking:
             return _shrinking_loop(p, opts, alpha, omega, _State(Z, (indptr, indices, values), layout, hist, deadline))
     rng = np.random.default_rng(opts.seed)
     converged, epoch, t_epoch = False, 0, 0.0
     while True:
-        cert = certificate(omega, alpha, Z, p.lam, sign)
+        cert = certificate(omega, alpha, Z, p.lam, sign, weights)
         if record_history:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
@@ -227,22 +236,29 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
         order = rng.permutation(n)
         if engine == "numba":
             cptr, cpos, sq_norm = layout
-            compiled_epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n)
+            compiled_epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper)
         for i in order if engine == "numpy" else ():
             s, v = indices[indptr[i]:indptr[i + 1]], values[indptr[i]:indptr[i + 1]]
             if s.size == 0:
-                alpha[i] = 1.0  # x_i = 0: D grows with alpha_i at rate 1/n
+                alpha[i] = upper[i]  # x_i = 0: D grows with alpha_i at rate 1/n
                 continue
             om = omega[s]
-            t = coordinate_step(om, v, sign[s], lam_n, -alpha[i], 1.0 - alpha[i])
+            t = coordinate_step(om, v, sign[s], lam_n, -alpha[i], upper[i] - alpha[i])
             if t != 0.0:
-                alpha[i] = min(max(alpha[i] + t, 0.0), 1.0)
+                alpha[i] = min(max(alpha[i] + t, 0.0), upper[i])
                 omega[s] = om + t * v
         epoch += 1
         if epoch % 20 == 0:  # recompute omega from alpha so incremental rounding cannot drift
             omega = Z.T @ alpha / lam_n
         t_epoch = max(t_epoch, time.perf_counter() - t0)
     return _result(cert, alpha, epoch, converged, max_epochs, tol, hist if record_history else None, deadline)
+
+
+def _csr_sparse(X, scale):
+    """(indptr, indices, values) of diag(scale) X for a canonical CSR X, read from its own arrays
+    (indices as int64, the compiled passes' type); X is not densified."""
+    indptr = np.asarray(X.indptr, dtype=np.int64)
+    return indptr, np.asarray(X.indices, dtype=np.int64), X.data * np.repeat(scale, np.diff(indptr))
 
 
 def _csr_numpy(X, scale):
@@ -290,12 +306,13 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
 
     Z, csr, layout, hist, deadline = state
     lam, lam_n, sign, tol, max_epochs = p.lam, p.lam_n, p.sign, opts.tol, opts.max_epochs
+    upper, weights = p.upper, p.weights
     seed, record, polish = opts.seed, opts.record_history, opts.polish
     nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = SHRINKING_EPS0, 0
     t_pass = None                               # seconds of the slowest pass so far
-    cert = certificate(omega, alpha, Z, lam, sign)
+    cert = certificate(omega, alpha, Z, lam, sign, weights)
     if record:
         hist.add(cert, time.perf_counter())
     while not cert.relative_gap_below(tol) and epochs < max_epochs:
@@ -308,11 +325,11 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
             if budget < 1:
                 break
         t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
-        cert = certificate(omega, alpha, Z, lam, sign)
+        cert = certificate(omega, alpha, Z, lam, sign, weights)
         if record:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
@@ -323,8 +340,9 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
             continue
         max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
         stats = {}
-        polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats)
-        F = (alpha > 0.0) & (alpha < 1.0)
+        polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats,
+                                     upper=weights)
+        F = (alpha > 0.0) & (alpha < upper)
         hist["polish"].append(dict(epoch=epochs, free=int(F.sum()),
                                    coords=int(((sign == 0) | (sign * omega > 0.0)).sum()), budget=max_flops,
                                    **stats))

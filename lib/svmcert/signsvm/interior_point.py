@@ -28,6 +28,12 @@ point, the iterate's w (kept strictly feasible, sign_h w_h > 0) and w(alpha) = P
 (lam n)) are primal points, and the smaller of P(w), P(w(alpha)) minus D(alpha) bounds the
 primal error (eq. 10). The run stops when that relative gap is below ``tol``; nothing the
 interior-point method believes about its own convergence is used.
+
+With per-sample weights s (:mod:`.problem`) the slacks cost sum_i s_i xi_i, stationarity in xi
+gives alpha + beta = s and the box is [0, s]; samples with s_i = 0 are left out of the Newton
+system (their alpha_i is 0; the objective is rescaled so the problem is the same). A sparse X
+(CSR) enters only through products: the normal matrix is formed from them, never X densified
+(it is min(n, d) x min(n, d), as for dense input).
 """
 
 from __future__ import annotations
@@ -40,12 +46,12 @@ import scipy.linalg as sla
 from scipy.linalg.blas import dsyrk
 
 from .._validation import check_iterations, check_positive
-from ._signed_rows import SignedRows
+from ._signed_rows import SignedRows, dense_block
 from .objectives import sign_projection
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
-from .result import History, SolverResult, certificate
+from .result import History, SolverResult, certificate, hinge_risk
 
 __all__ = ["run_interior_point", "interior_point", "IPM_MAX_ITER"]
 
@@ -76,7 +82,16 @@ class _NormalEquations:
         n, d = X.shape
         self.X, self.XT, self.b = X, XT, b_diag
         self.primal_form = d <= n
-        if self.primal_form:
+        if hasattr(X, "nnz"):                              # sparse X: the same matrices from products
+            if self.primal_form:
+                A = X.multiply(np.sqrt(delta)[:, None]).tocsr()
+                M = dense_block(A.T @ A)
+                M[np.diag_indices(d)] += b_diag
+            else:
+                Xb = X.multiply(1.0 / b_diag[None, :]).tocsr()
+                M = dense_block(Xb @ XT)
+                M[np.diag_indices(n)] += 1.0 / delta
+        elif self.primal_form:
             A = X * np.sqrt(delta)[:, None]
             M = dsyrk(1.0, A.T, trans=0, lower=0)          # upper triangle of A^T A
             M[np.diag_indices(d)] += b_diag
@@ -90,7 +105,8 @@ class _NormalEquations:
         if self.primal_form:
             return sla.cho_solve(self.factor, r, check_finite=False)
         rb = r / self.b
-        return rb - (self.XT @ sla.cho_solve(self.factor, self.X @ rb, check_finite=False)) / self.b
+        return rb - np.asarray(self.XT @ sla.cho_solve(self.factor, np.asarray(self.X @ rb),
+                                                        check_finite=False)) / self.b
 
 
 def _cholesky(M):
@@ -107,7 +123,8 @@ def _cholesky(M):
 
 
 def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_MAX_ITER,
-                   time_limit: float | None = None, record_history: bool = True) -> SolverResult:
+                   time_limit: float | None = None, record_history: bool = True, *,
+                   sample_weight=None) -> SolverResult:
     """Solve problem (4) by a primal-dual interior-point method until the relative duality gap of
     eq. (10) is below ``tol``.
 
@@ -120,6 +137,7 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
     time_limit : seconds; the run stops before an iteration that would end after it (the time of
         an iteration is measured on the previous one).
     record_history : keep the certificate of every iteration.
+    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem (alpha in [0, s]).
 
     Returns
     -------
@@ -144,20 +162,25 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
     >>> bool(res.converged and res.gap <= 1e-6 * res.primal)
     True
     """
-    p = make_problem(X, y, lam, sign)
+    p = make_problem(X, y, lam, sign, sample_weight=sample_weight)
     return run_interior_point(p, check_positive(tol, "tol"), check_iterations(max_iter, "max_iter"), check_time_limit(time_limit),
                 bool(record_history))
 
 
 def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit, record_history: bool, start=None) -> SolverResult:
     """:func:`interior_point` on a validated problem and options."""
+    if p.weights is not None and not np.all(p.weights > 0.0):
+        return _without_pinned_samples(p, tol, max_iter, time_limit, record_history, start)
     X, y, lam, sign = p.X, p.y, p.lam, p.sign
+    weights = p.weights
+    box = 1.0 if weights is None else weights           # alpha + beta = box at every iterate
     start = time.perf_counter() if start is None else start
     deadline = Deadline(time_limit, start)
     n, d = X.shape
     c = lam * n
     Z = SignedRows(X, y)
-    X = np.ascontiguousarray(X)
+    if not p.sparse:
+        X = np.ascontiguousarray(X)
     XT = X.T
     C = np.flatnonzero(sign != 0)
     sg = sign[C]
@@ -165,26 +188,27 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
 
     # starting point: w = 0 except w_C = sign / max_i ||x_i|| (strictly feasible, margins at most 1),
     # xi = s = 1, alpha = beta = 1/2, and mu of the size of Z^T alpha on the constrained coordinates
-    row_norm = float(np.sqrt(np.einsum("ij,ij->i", X, X).max()))
+    sq_rows = np.asarray(X.multiply(X).sum(axis=1)).ravel() if p.sparse else np.einsum("ij,ij->i", X, X)
+    row_norm = float(np.sqrt(sq_rows.max()))
     w = np.zeros(d)
     w[C] = sg / max(row_norm, np.finfo(float).tiny)
     xi = np.ones(n)
     s = np.ones(n)
-    alpha = np.full(n, 0.5)
-    beta = np.full(n, 0.5)
+    alpha = np.full(n, 0.5) if weights is None else 0.5 * weights
+    beta = alpha.copy()
     mu = np.maximum(np.abs(Z.T @ alpha)[C], 1.0)
     m_total = 2 * n + C.size
 
     best, best_alpha, best_w, best_it = None, None, None, 0
     converged, it, t_iter, reason = False, 0, 0.0, None
     while True:
-        cert, w_cert = _certify(Z, w, alpha, lam, sign, c)
+        cert, w_cert = _certify(Z, w, alpha, lam, sign, c, weights)
         if record_history:
             hist.add(cert, time.perf_counter())
         if best is None or cert.gap < best.gap:
             if best is None or cert.gap < 0.99 * best.gap:
                 best_it = it
-            best, best_alpha, best_w = cert, np.clip(alpha, 0.0, 1.0), w_cert
+            best, best_alpha, best_w = cert, np.clip(alpha, 0.0, box), w_cert
         if best.relative_gap_below(tol):
             converged = True
             break
@@ -201,7 +225,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         zw = Z @ w
         r_w = c * w - Z.T @ alpha
         r_w[C] -= sg * mu
-        r_xi = 1.0 - alpha - beta
+        r_xi = box - alpha - beta
         r_p = zw + xi - 1.0 - s
         tau = (alpha @ s + beta @ xi + mu @ q) / m_total
         omega = xi / beta + s / alpha
@@ -256,12 +280,30 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
                         n_iter=it, converged=converged, history=hist if record_history else {})
 
 
-def _certify(Z, w, alpha, lam, sign, c):
+def _without_pinned_samples(p: SignSVMProblem, tol, max_iter, time_limit, record_history, start) -> SolverResult:
+    """The weighted problem with its zero-weight samples left out: on the kept n' samples, with
+    lam' = lam n / n', the objective is P(w) n / n' (and D(alpha) n / n'), the same problem; the
+    result is reported on the scale of the original one, alpha_i = 0 for the samples left out."""
+    keep = np.flatnonzero(p.weights > 0.0)
+    scale = keep.size / p.n
+    sub = SignSVMProblem(p.X[keep], p.y[keep], p.lam / scale, p.sign, p.weights[keep])
+    res = run_interior_point(sub, tol, max_iter, time_limit, record_history, start)
+    alpha = np.zeros(p.n)
+    alpha[keep] = res.alpha
+    hist = res.history
+    for key in ("primal", "dual", "gap"):
+        if key in hist:
+            hist[key] = [v * scale for v in hist[key]]
+    return SolverResult(w=res.w, alpha=alpha, primal=res.primal * scale, dual=res.dual * scale, gap=res.gap * scale,
+                        n_iter=res.n_iter, converged=res.converged, history=hist)
+
+
+def _certify(Z, w, alpha, lam, sign, c, weights=None):
     """The certificate of the iterate: D(clip(alpha)) against the better of P(w), P(w(alpha))."""
-    a = np.clip(alpha, 0.0, 1.0)
-    cert = certificate(Z.T @ a / c, a, Z, lam, sign)
+    a = np.clip(alpha, 0.0, 1.0 if weights is None else weights)
+    cert = certificate(Z.T @ a / c, a, Z, lam, sign, weights)
     w_feasible = sign_projection(w, sign)
-    p = 0.5 * lam * float(w_feasible @ w_feasible) + float(np.maximum(0.0, 1.0 - Z @ w_feasible).mean())
+    p = 0.5 * lam * float(w_feasible @ w_feasible) + hinge_risk(Z @ w_feasible, weights)
     if p < cert.primal:
         cert = type(cert)(w_feasible, None, p, cert.dual)
         return cert, w_feasible

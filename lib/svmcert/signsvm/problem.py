@@ -5,6 +5,15 @@ The public solvers (:func:`~svmcert.signsvm.solve`, :func:`~svmcert.signsvm.dual
 check their inputs at the door and build a :class:`SignSVMProblem`; the code behind the door
 (``_run`` in each solver module) takes the problem unchecked, as scikit-learn's ``check_input=False``
 paths and QuantEcon's model tuples do. Lambda travels only as ``lam``; ``lam_n`` is derived.
+
+The problem may carry per-sample weights s_i >= 0 (scikit-learn's ``sample_weight`` times its
+``class_weight``): each sample's hinge loss is multiplied by s_i,
+
+    P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>),
+
+and in the dual (eq. 9) the box [0, 1]^n becomes [0, s_1] x ... x [0, s_n], with the same
+D(alpha) = -lam/2 ||Pi_S(Z^T alpha / (lam n))||^2 + (1/n) sum_i alpha_i (Z has rows y_i x_i).
+``weights=None`` is the paper's problem (all s_i = 1) and runs the paper's arithmetic unchanged.
 """
 
 from __future__ import annotations
@@ -13,26 +22,48 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_positive, check_sign, check_two_classes, check_X_y
+from .._validation import check_positive, check_sign, check_two_classes, check_weights, check_X_y
 
-__all__ = ["SignSVMProblem", "make_problem", "check_time_limit"]
+__all__ = ["SignSVMProblem", "make_problem", "check_time_limit", "is_sparse", "canonical_csr"]
+
+
+def is_sparse(X) -> bool:
+    """Whether X is a scipy.sparse matrix or array (then, behind the door, canonical CSR)."""
+    return hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
+def canonical_csr(X):
+    """X (any scipy.sparse format, float64) as CSR with sorted column indices, no duplicate entries
+    and no stored zeros: the layout the solvers read row by row. X itself is never modified (a copy
+    is made only when a change is needed), and never densified."""
+    X = X.tocsr()
+    needs_copy = not X.has_canonical_format or (X.data.size and not np.all(X.data))
+    if needs_copy:
+        X = X.copy()
+        X.sum_duplicates()
+        X.eliminate_zeros()
+    return X
 
 
 class SignSVMProblem(NamedTuple):
-    """min_w lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>) subject to sign_h w_h >= 0.
+    """min_w lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) subject to sign_h w_h >= 0.
 
     Attributes
     ----------
-    X : ndarray (n, d), float64, finite
+    X : ndarray (n, d), float64, finite; or canonical CSR (:func:`canonical_csr`), float64, finite
+        (the dual coordinate ascent, Frank-Wolfe and the interior-point method read it without
+        densifying)
     y : ndarray (n,), entries +-1
     lam : float > 0
     sign : ndarray (d,), entries in {-1, 0, +1}
+    weights : ndarray (n,) of s_i >= 0 (not all zero), or None for all ones (the paper's problem)
     """
 
     X: np.ndarray
     y: np.ndarray
     lam: float
     sign: np.ndarray
+    weights: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -47,15 +78,29 @@ class SignSVMProblem(NamedTuple):
         """lam * n: the scale of omega = Z^T alpha / (lam n) in the dual (eq. 9)."""
         return self.lam * self.X.shape[0]
 
+    @property
+    def upper(self) -> np.ndarray:
+        """The dual box's upper bounds: s_i, or ones without weights."""
+        return np.ones(self.X.shape[0]) if self.weights is None else self.weights
 
-def make_problem(X, y, lam, sign=None, *, two_classes: bool = False) -> SignSVMProblem:
+    @property
+    def sparse(self) -> bool:
+        return is_sparse(self.X)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.X.nnz) if is_sparse(self.X) else int(np.count_nonzero(self.X))
+
+
+def make_problem(X, y, lam, sign=None, *, sample_weight=None, two_classes: bool = False) -> SignSVMProblem:
     """Validate the data of problem (4) once and return it as a :class:`SignSVMProblem`.
 
     Raises
     ------
     ValueError
         Naming the argument: X not a finite (n, d) array, y not +-1 of length n (or one class
-        only, with ``two_classes``), lam not a finite number > 0, sign not in {-1, 0, 1}^d.
+        only, with ``two_classes``), lam not a finite number > 0, sign not in {-1, 0, 1}^d,
+        sample_weight not finite, nonnegative and of length n with one entry positive.
 
     Examples
     --------
@@ -64,11 +109,14 @@ def make_problem(X, y, lam, sign=None, *, two_classes: bool = False) -> SignSVMP
     >>> p = make_problem(np.eye(3), [1, -1, 1], 0.5, sign=[1, 0, -1])
     >>> p.n, p.d, p.lam_n
     (3, 3, 1.5)
+    >>> make_problem(np.eye(3), [1, -1, 1], 0.5, sample_weight=[2, 0, 1]).upper.tolist()
+    [2.0, 0.0, 1.0]
     """
     X, y = check_X_y(X, y)
     if two_classes:
         check_two_classes(y)
-    return SignSVMProblem(X, y, check_positive(lam, "lam"), check_sign(sign, X.shape[1]))
+    w = None if sample_weight is None else check_weights(sample_weight, X.shape[0], "sample_weight")
+    return SignSVMProblem(X, y, check_positive(lam, "lam"), check_sign(sign, X.shape[1]), w)
 
 
 def check_time_limit(time_limit) -> float | None:

@@ -10,7 +10,7 @@ from .._budget import Deadline  # noqa: F401  (re-exported: the solvers import i
 from ..exceptions import ConvergenceWarning  # noqa: F401  (re-exported: the contract names it here)
 from .objectives import sign_projection
 
-__all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "Deadline"]
+__all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "hinge_risk", "Deadline"]
 
 
 @dataclass
@@ -20,7 +20,7 @@ class SolverResult:
     Attributes
     ----------
     w : primal weights (feasible: sign * w >= 0).
-    alpha : dual point in [0, 1]^n (for the primal method :func:`~.projected_gradient.projected_gradient`,
+    alpha : dual point in [0, 1]^n, or in [0, s_1] x ... x [0, s_n] for per-sample weights s (for the primal method :func:`~.projected_gradient.projected_gradient`,
         one built from its sub-gradients).
     primal, dual : P(w) and D(alpha).
     gap : primal - dual, a certificate that P(w) - P* <= gap (weak duality, eq. 10).
@@ -56,15 +56,23 @@ class Certificate:
         return self.gap <= tol * max(self.primal, np.finfo(float).tiny)
 
 
-def certificate(omega, alpha, Z, lam, sign) -> Certificate:
+def hinge_risk(z, weights=None) -> float:
+    """(1/n) sum_i s_i max(0, 1 - z_i) at the margins z (s_i = 1 when ``weights`` is None)."""
+    loss = np.maximum(0.0, 1.0 - z)
+    return float(loss.mean() if weights is None else (weights * loss).mean())
+
+
+def certificate(omega, alpha, Z, lam, sign, weights=None) -> Certificate:
     """Evaluate the certificate from omega = Z^T alpha / (lam n): one O(nd) product Z w.
 
-    ``Z`` has rows y_i x_i; w = Pi_S(omega) (eq. 7).
+    ``Z`` has rows y_i x_i; w = Pi_S(omega) (eq. 7). With per-sample ``weights`` s the primal is
+    the weighted one (:mod:`.problem`) and alpha must lie in the box [0, s]; the dual's formula
+    does not change.
     """
     w = sign_projection(omega, sign)
     z = Z @ w
     half = 0.5 * lam * float(w @ w)
-    primal = half + float(np.maximum(0.0, 1.0 - z).mean())
+    primal = half + hinge_risk(z, weights)
     dual = -half + float(alpha.sum()) / Z.shape[0]
     return Certificate(w, z, primal, dual)
 

@@ -17,6 +17,10 @@ measured times):
 
 Every method certifies its answer by the duality gap of eq. (10), computed from the returned
 ``w`` and ``alpha``.
+
+For a sparse X (behind the door only: the estimator accepts it) ``auto`` never lets the
+interior-point method form a normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it,
+coordinate ascent runs alone, with the full budget of passes.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE",
+           "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
 
@@ -42,6 +47,11 @@ AUTO_IPM_BELOW_LAM_N = 0.1
 """Below this lam n, ``auto`` goes straight to the interior-point method."""
 AUTO_DCA_SHARE = 0.5
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time."""
+SPARSE_IPM_MAX_DIM = 4000
+"""Largest min(n, d) for which ``auto`` runs the interior-point method on a sparse X (its dense
+min(n, d)^2 normal matrix then takes at most 128 MB)."""
+DCA_MAX_EPOCHS = 10_000
+"""Default cap on coordinate ascent's passes when it runs alone (``auto`` on a large sparse X)."""
 
 # Time models (seconds, one core), fitted to the grid's runs on the shared 2-core machine:
 # an interior-point iteration ~ IPM_SEC[0] n m^2 + IPM_SEC[1] n d + IPM_SEC[2] n + IPM_SEC[3]
@@ -80,7 +90,7 @@ def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
 
 
 def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
-          **options) -> SolverResult:
+          sample_weight=None, **options) -> SolverResult:
     """Solve problem (4) of Tajima et al. to a certified relative duality gap.
 
     Parameters
@@ -99,6 +109,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     time_limit : seconds, optional: the whole call stops before a step that would end after it
         and returns its best certified point with ``converged=False`` and a
         :class:`ConvergenceWarning`.
+    sample_weight : (n,) weights s_i >= 0 (at least one positive), optional: each sample's hinge
+        loss is multiplied by s_i, P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>),
+        and the dual box becomes alpha_i in [0, s_i] (:mod:`.problem`); a zero weight removes
+        the sample. Default: all ones, the paper's problem.
     options : passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``). With
         ``"auto"``, ``max_iter`` caps the iterations of whichever method runs (passes of
         coordinate ascent, Newton iterations of the interior-point method) and ``seed`` orders
@@ -130,20 +144,27 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
-    return solve_problem(make_problem(X, y, lam, sign, two_classes=True), solver, tol, time_limit=time_limit,
-                         **options)
+    return solve_problem(make_problem(X, y, lam, sign, sample_weight=sample_weight, two_classes=True), solver, tol,
+                         time_limit=time_limit, **options)
 
 
 def solve_problem(p: SignSVMProblem, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
-                  **options) -> SolverResult:
+                  start=None, **options) -> SolverResult:
     """:func:`solve` on a problem whose data were validated (:func:`~.problem.make_problem`): the
-    door the estimator uses after its own checks. The options are checked here, once."""
+    door the estimator uses after its own checks. The options are checked here, once.
+
+    ``start``: a dual point (length n, clipped to the box) to start from, used by the methods
+    that take one (coordinate ascent, also as the first stage of ``auto``, and Frank-Wolfe; the
+    interior-point method starts from its own interior point): the estimator's ``warm_start``.
+    Unlike ``alpha0`` it does not make ``auto`` run coordinate ascent alone."""
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
     tol, time_limit = check_positive(tol, "tol"), check_time_limit(time_limit)
     if solver == "interior-point":
         return run_interior_point(p, tol, check_iterations(options.pop("max_iter", IPM_MAX_ITER), "max_iter"), time_limit,
                         bool(options.pop("record_history", True)), **_no_more(options))
+    if start is not None and solver in ("dual-coordinate", "frank-wolfe") and "alpha0" not in options:
+        options["alpha0"] = start
     if solver == "frank-wolfe":
         alpha0 = options.pop("alpha0", None)
         return run_frank_wolfe(p, tol, check_iterations(options.pop("max_iter", 10_000), "max_iter"),
@@ -156,7 +177,7 @@ def solve_problem(p: SignSVMProblem, solver: str = "auto", tol: float = 1e-6, *,
         if solver == "auto":
             res.history["method"] = ["dual-coordinate"]
         return res
-    return _auto(p, tol, time_limit, **options)
+    return _auto(p, tol, time_limit, alpha_start=start, **options)
 
 
 def _no_more(options: dict) -> dict:
@@ -165,10 +186,18 @@ def _no_more(options: dict) -> dict:
     return {}
 
 
-def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_history=True) -> SolverResult:
+def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_history=True,
+          alpha_start=None) -> SolverResult:
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
+    alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
-    plan, passes = auto_plan(n, d, int(np.count_nonzero(p.X)), p.lam)
+    plan, passes = auto_plan(n, d, p.nnz, p.lam)
+    if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
+        opts = dca_options(tol=tol, seed=seed, record_history=record_history,
+                           max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
+        res = run_coordinate_ascent(p, opts, alpha0)
+        res.history["method"] = ["dual-coordinate"]
+        return res
     start = time.perf_counter()
     methods = []
     if plan == "dual-coordinate":
@@ -178,7 +207,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
                                              time_limit=time_limit)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
-            first = run_coordinate_ascent(p, opts)
+            first = run_coordinate_ascent(p, opts, alpha0)
         first.history["method"] = methods
         if first.converged or (time_limit is not None and time.perf_counter() - start >= time_limit):
             if not first.converged:

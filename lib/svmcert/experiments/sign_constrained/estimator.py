@@ -9,21 +9,40 @@ import numpy as np
 
 from ... import signsvm
 
-__all__ = ["check_estimator_report", "compare_with_linearsvc"]
+__all__ = ["check_estimator_report", "compare_with_linearsvc", "DEFAULT_TOL_EXPECTED_FAILURES"]
+
+DEFAULT_TOL_EXPECTED_FAILURES = {
+    name: ("compares decision values to rtol=1e-7; the default tol=1e-6 certifies the objective to "
+           "1e-6, which bounds the weights only to sqrt(2 gap / lam); passes with tol=1e-12, the "
+           "setting scikit-learn's own suite uses for LinearSVC")
+    for name in ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data")
+}
+"""The checks a default ``SignConstrainedSVC`` (tol=1e-6) is expected to fail, with the reason:
+fitting with integer weights and fitting on repeated rows give two certified solutions, each
+within the certificate of the optimum, not within 1e-7 of each other (tests/test_estimator_api.py
+runs every check with tol=1e-12, where they pass)."""
 
 
 def check_estimator_report():
     """Run scikit-learn's ``check_estimator`` on a default ``SignConstrainedSVC`` and return one
-    row per check: name, status, and the reason for anything that did not pass."""
+    row per check: name, status, and the reason for anything that did not pass (the checks of
+    :data:`DEFAULT_TOL_EXPECTED_FAILURES` are run and reported as ``xfail`` when they fail)."""
     import pandas as pd
     from sklearn.utils.estimator_checks import check_estimator
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(signsvm.SignConstrainedSVC(), on_fail=None)
-    return pd.DataFrame([{"check": r["check_name"], "status": r["status"],
-                          "reason": "" if r["status"] == "passed" else str(r["exception"]).splitlines()[0]}
-                         for r in results])
+        results = check_estimator(signsvm.SignConstrainedSVC(), on_fail=None,
+                                  expected_failed_checks=DEFAULT_TOL_EXPECTED_FAILURES)
+    def reason(r):
+        if r["status"] == "passed":
+            return ""
+        if r["status"] == "xfail":
+            return DEFAULT_TOL_EXPECTED_FAILURES.get(r["check_name"], "")
+        lines = [line for line in str(r["exception"]).splitlines() if line.strip()]
+        return lines[0] if lines else type(r["exception"]).__name__
+
+    return pd.DataFrame([{"check": r["check_name"], "status": r["status"], "reason": reason(r)} for r in results])
 
 
 def compare_with_linearsvc(name, X, y, lam_n_grid, tol=1e-9, max_epochs=100000):
