@@ -122,7 +122,7 @@ def test_estimator_respects_signs_labels_and_C():
 def test_sklearn_check_estimator():
     from sklearn.utils.estimator_checks import check_estimator
 
-    from svmcert.experiments.estimator import DEFAULT_TOL_EXPECTED_FAILURES
+    from svmcert.experiments.sign_constrained.estimator import DEFAULT_TOL_EXPECTED_FAILURES
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
