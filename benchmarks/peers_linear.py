@@ -40,6 +40,8 @@ def main(argv=None):
     ap.add_argument("--lam-n", nargs="+", type=float, default=list(common.LAM_NS))
     ap.add_argument("--patterns", nargs="+", default=None, help="default: free for liblinear, nonneg mixed for ReHLine")
     ap.add_argument("--max-iter", type=int, default=20000, help="peer's iteration cap")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="lower the peer's iteration cap so that one fit takes about this many CPU seconds")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--csv", help="default benchmarks/results/peers_<peer>.csv")
     ap.add_argument("--scaling-check", action="store_true", help="only check ReHLine's objective scaling")
@@ -61,7 +63,8 @@ def main(argv=None):
                 sign = common.sign_pattern(pattern, name, X.shape[1])
                 for lam_n in args.lam_n:
                     row = linear.compare(args.peer, X, y, lam_n, sign, data=name, pattern=pattern,
-                                         max_iter=args.max_iter, repeat=args.repeat)
+                                         max_iter=args.max_iter, max_seconds=args.max_seconds,
+                                         repeat=args.repeat)
                     row["goal"] = f"ratio_cpu >= {GOALS[args.peer]:g}"
                     row["met"] = bool(row["comparable"] and row["ratio_cpu"] >= GOALS[args.peer])
                     rows.append(row)

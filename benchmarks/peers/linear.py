@@ -26,7 +26,7 @@ import numpy as np
 from .common import quiet, rel_excess, timed
 
 __all__ = ["LIBLINEAR_TOLS", "REHLINE_TOLS", "ours_reference", "liblinear_fit", "rehline_fit",
-           "rehline_scaling_check", "compare"]
+           "rehline_scaling_check", "compare", "breakdown"]
 
 LIBLINEAR_TOLS = tuple(10.0 ** -k for k in range(1, 11))
 REHLINE_TOLS = tuple(10.0 ** -k for k in range(2, 11))
@@ -106,10 +106,12 @@ def rehline_scaling_check(n=200, d=8, lam_n=1.0, seed=0):
 
 
 def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6, ref_tol=1e-9, max_iter=20000,
-            repeat=3, budget=10.0):
+            max_seconds=None, repeat=3, budget=10.0):
     """One row: ours vs ``peer`` ("liblinear" or "rehline") at lam = lam_n / n with accuracy matched
     as the module docstring says. ``ratio_cpu`` = peer CPU time / ours (> 1: ours faster);
-    ``comparable`` is True when both reached the accuracy."""
+    ``comparable`` is True when both reached the accuracy. The peer's iteration cap is
+    ``max_iter``, lowered (if ``max_seconds`` is given) so that one fit takes about
+    ``max_seconds`` at the rate of a 50-iteration probe fit; ``peer_cap`` reports the cap."""
     from svmcert import signsvm
 
     n, d = X.shape
@@ -123,13 +125,23 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
     p_star, d_star = min(p_ref, res.primal), max(d_ref, res.dual)
     target = p_star * (1.0 + rtol)
 
-    def peer_fit(t):
+    def peer_fit_capped(t, cap):
         if peer == "liblinear":
-            return liblinear_fit(X, y, lam, t, max_iter)
-        return rehline_fit(X, y, lam, sign, t, max_iter)
+            return liblinear_fit(X, y, lam, t, cap)
+        return rehline_fit(X, y, lam, sign, t, cap)
+
+    def peer_fit(t):
+        return peer_fit_capped(t, max_iter)
+
+    tols_first = 1e-15
 
     def value(w):
         return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
+
+    if max_seconds is not None:
+        probe = timed(lambda: peer_fit_capped(tols_first, 50), 1, 0.0)
+        per_iter = probe.cpu / max(probe.result[1], 1)
+        max_iter = int(min(max_iter, max(1000, max_seconds / max(per_iter, 1e-9))))
 
     tols = LIBLINEAR_TOLS if peer == "liblinear" else REHLINE_TOLS
     chosen, reached, tried = None, False, []
@@ -155,7 +167,7 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
             "ours_method": "+".join(res.history.get("method", [])), "ours_iters": res.n_iter,
             "ours_rel_gap": res.gap / res.primal, "ours_excess": rel_excess(res.primal, p_star),
             "ours_reached": ours_reached,
-            "peer_tol": chosen, "peer_cpu": peer_t.cpu, "peer_wall": peer_t.wall, "peer_calls": peer_t.calls,
+            "peer_tol": chosen, "peer_cap": max_iter, "peer_cpu": peer_t.cpu, "peer_wall": peer_t.wall, "peer_calls": peer_t.calls,
             "peer_iters": it, "peer_capped": capped, "peer_excess": rel_excess(p_peer, p_star),
             "peer_reached": reached,
             "peer_violation": float(np.max(np.maximum(0.0, -sign * w), initial=0.0)),
@@ -163,3 +175,35 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
             "p_star": p_star, "p_star_uncertainty": rel_excess(p_star, d_star),
             "ratio_cpu": ratio_cpu, "ratio_wall": peer_t.wall / ours_t.wall,
             "comparable": bool(reached and ours_reached)}
+
+
+def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0):
+    """Where ``solve(auto)`` spends its time on one cell: the plan ``auto_plan`` makes (coordinate
+    ascent's pass budget), the time of that budget of passes, of coordinate ascent alone until it
+    certifies ``tol``, and of the interior-point method alone; and, if ``target`` (a primal value)
+    is given, the first certificate of coordinate ascent's run whose primal value is <= target
+    (its seconds and the passes made so far are not recorded per round, so only seconds)."""
+    from svmcert import signsvm
+    from svmcert.signsvm.solve import auto_plan
+
+    n, d = X.shape
+    lam = lam_n / n
+    plan, passes = auto_plan(n, d, int(np.count_nonzero(X)), lam)
+    auto = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
+    dca = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate", max_epochs=100000),
+                repeat, budget)
+    ipm = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="interior-point"), repeat, budget)
+    row = {"n": n, "d": d, "lam_n": lam_n, "plan": plan, "dca_budget_passes": passes,
+           "auto_cpu": auto.cpu, "auto_methods": "+".join(auto.result.history.get("method", [])),
+           "dca_cpu": dca.cpu, "dca_passes": dca.result.n_iter, "dca_converged": bool(dca.result.converged),
+           "ipm_cpu": ipm.cpu, "ipm_iters": ipm.result.n_iter, "ipm_converged": bool(ipm.result.converged)}
+    if plan == "dual-coordinate":
+        budget_run = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate",
+                                                 max_epochs=max(passes, 1)), repeat, budget)
+        row["dca_budget_cpu"] = budget_run.cpu
+        row["dca_budget_rel_gap"] = budget_run.result.gap / budget_run.result.primal
+    if target is not None:
+        h = dca.result.history
+        hit = [s for p, s in zip(h.get("primal", []), h.get("seconds", [])) if p <= target]
+        row["dca_seconds_to_target_wall"] = hit[0] if hit else np.nan
+    return row
