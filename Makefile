@@ -10,6 +10,9 @@ LOCK   := requirements/lock.txt
 UV_VERSION := 0.13.9
 LOCK_TOOLS := _build/lock-tools
 JOBS   ?= 2
+# pytest workers (pytest-xdist) for `make test`: the longest test, the quick book from a bare copy,
+# runs on one while the other takes the rest
+TEST_JOBS ?= 2
 SHELL  := /bin/bash
 # Runs a command and records its wall time and peak memory in _build/timings/NAME.json (exit status
 # kept). Run by path, not with -m: it must work even when the svmcert package does not import.
@@ -42,7 +45,7 @@ lock:
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 --no-header -o $(LOCK)
 
 test: install
-	$(TIMED) test -- $(BIN)/python -m pytest $(addprefix --ignore=,$(BOOK_TESTS))
+	$(TIMED) test -- $(BIN)/python -m pytest -n $(TEST_JOBS) $(addprefix --ignore=,$(BOOK_TESTS))
 
 run: install
 	$(BIN)/svmcert book run -j $(JOBS)

@@ -7,6 +7,7 @@ claim has its expected verdict, and Jupyter Book renders the result.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,19 @@ def _repository_files(root: Path) -> list[str]:
     return [f for f in out.stdout.decode().split("\0") if f and (root / f).is_file()]
 
 
+def _claims_only_in_full_run() -> set[str]:
+    """Chapters whose parameters turn claims off in a quick run (``record_claims = None``: the benchmarks'
+    goals are stated at sizes the quick run does not reach)."""
+    import json
+    out = set()
+    for nb in (ROOT / "book").rglob("*.ipynb"):
+        cells = json.loads(nb.read_text())["cells"]
+        params = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        if params and re.search(r"^record_claims\s*=\s*None", "".join(params[0]["source"]), re.M):
+            out.add(nb.stem)
+    return out
+
+
 @pytest.mark.notebooks
 def test_the_book_runs_and_builds_from_the_repository_alone(tmp_path):
     mirror = _mirror()
@@ -55,7 +69,7 @@ def test_the_book_runs_and_builds_from_the_repository_alone(tmp_path):
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     records = claims.load_claims(clone / "_build" / "quick" / "data" / "claims")
-    with_claims = {p.stem for p in (ROOT / "data" / "claims").glob("*.json")}   # the chapters that record claims
+    with_claims = {p.stem for p in (ROOT / "data" / "claims").glob("*.json")} - _claims_only_in_full_run()
     assert with_claims <= {c.chapter for c in records}
     bad = [c.id for c in claims.unexpected(records)]
     assert not bad, f"quick run: unexpected verdicts {bad}"

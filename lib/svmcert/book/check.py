@@ -13,10 +13,13 @@ their ``timing_columns`` only: their other numeric columns are values, text is e
 
 Claims: every field of a record must be equal — id, statement, source, comparison, tolerance (to
 1e-9 relative), expectation, kind, quantity, instances (except for path and timing claims, whose
-count of events is itself a path quantity), cause — and so must the verdict. ``observed`` and
+count of events is itself a path quantity), cause — and so must the verdict (but see timing claims
+below). ``observed`` and
 ``reference`` are compared by the record's quantity (HEAD's): ``exact`` equal, ``value`` within
 ``drift_atol + drift_rtol * max(1, |old|)`` (or the claim's own tolerance, if that is larger),
-``path`` and ``timing`` not at all. A number that is not finite is always drift. A file that
+``path`` and ``timing`` not at all. The verdict of a timing claim (a speed goal, a measured
+complexity) belongs to the machine that ran it: it is shown, but a change is not drift. A number
+that is not finite is always drift. A file that
 cannot be read (malformed JSON, an empty CSV, bytes that are not UTF-8) is reported as drift of
 that file, with the reason.
 """
@@ -234,9 +237,9 @@ def compare_claims(new_text: str, old_text: str) -> list[str]:
     problems += [f"claim {cid!r} is new (not committed)" for cid in sorted(set(new) - set(old))]
     for cid in sorted(set(new) & set(old)):
         a, b = new[cid], old[cid]
-        if a.get("passed") != b.get("passed"):
-            problems.append(f"claim {cid!r}: verdict passed={b.get('passed')} -> passed={a.get('passed')}")
         quantity = _quantity(b)
+        if a.get("passed") != b.get("passed") and quantity != "timing":
+            problems.append(f"claim {cid!r}: verdict passed={b.get('passed')} -> passed={a.get('passed')}")
         for name in _FIXED_FIELDS:
             x, y = _field(a, name), _field(b, name)
             if name == "instances" and quantity in ("path", "timing"):

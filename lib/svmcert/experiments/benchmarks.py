@@ -29,12 +29,17 @@ from .instances import instance_rng
 from .timing import clock
 
 __all__ = ["COLUMNS", "measure", "mnist_problem", "warm_up", "sign_constrained", "first_order", "unconstrained",
-           "line_search", "quadratic_on_ball", "qp1", "weighted_svm", "goals", "SVC_TOLS"]
+           "line_search", "quadratic_on_ball", "qp1", "weighted_svm", "goals", "SVC_TOLS", "TIMING_COLUMNS", "PATH_COLUMNS",
+           "PATH_REASON"]
 
 COLUMNS = ["benchmark", "parameters", "size", "ours_seconds", "reference_seconds", "ratio", "ours_accuracy",
            "reference_accuracy", "accuracy", "goal", "met", "ours_runs", "reference_runs", "note"]
 #: columns that hold wall-clock measurements or verdicts derived from them (excluded from drift checks)
 TIMING_COLUMNS = ["ours_seconds", "reference_seconds", "ratio", "met", "ours_runs", "reference_runs"]
+#: columns set by where each solver stopped inside its tolerance (accuracy reached, passes, the LinearSVC
+#: tolerance the search settled on): they move with floating-point kernels and are not compared
+PATH_COLUMNS = ["ours_accuracy", "reference_accuracy", "note"]
+PATH_REASON = "the accuracy each solver reached and the passes it took are set by where it stopped inside its tolerance"
 #: tolerances tried for LinearSVC, loosest first: the first whose objective is no worse than ours is timed
 SVC_TOLS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7)
 
