@@ -1,6 +1,6 @@
 """Part 3 of the peer benchmarks: ``screening.fit_weighted_svm`` vs libsvm (``SVC`` on the mirrored,
 intercept-free problem; ``benchmarks/peers/kernel.py`` says why that is the same problem) on the
-full svmguide1 (n = 3089), RBF kernel, weights U(0.5, 1.5)/n, lam n in {0.01, 1, 100}, accuracy
+full svmguide1 (n = 3089), RBF kernel plus 1 (regularised intercept), weights U(0.5, 1.5)/n, lam n in {0.01, 1, 100}, accuracy
 matched on P_w. Goal: ours not slower. One process at a time, BLAS on one thread:
 
     .venv/bin/python benchmarks/peers_libsvm.py
