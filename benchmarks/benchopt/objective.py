@@ -7,7 +7,10 @@ evaluated (``violation`` reports how far outside it was).
 
 ``suboptimality`` is (P(w) - P*) / P* with P* the primal value of a certified
 ``svmcert.signsvm.solve`` at relative gap 1e-10 (computed once per data set in ``set_data``);
-``p_star_gap`` is that solve's own relative gap, the uncertainty of P*.
+``p_star_gap`` is that solve's own relative gap, the uncertainty of P*. Iteration-budget solvers
+double their budget between points (``get_next``) and stop after 8 points without progress
+(benchopt's default, 3, stops projected gradient, which is not monotone, too early); tolerance
+solvers divide their tolerance by 10.
 """
 
 import numpy as np

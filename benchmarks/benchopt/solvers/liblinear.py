@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 from benchopt import BaseSolver
+from benchopt.stopping_criterion import SufficientProgressCriterion
 from sklearn.svm import LinearSVC
 
 
@@ -12,6 +13,7 @@ class Solver(BaseSolver):
     name = "liblinear"
     requirements = ["pip::scikit-learn"]
     sampling_strategy = "iteration"
+    stopping_criterion = SufficientProgressCriterion(eps=1e-12, patience=8, strategy="iteration")
 
     def skip(self, X, y, lam, sign):
         if np.any(sign != 0):
@@ -20,6 +22,9 @@ class Solver(BaseSolver):
 
     def set_objective(self, X, y, lam, sign):
         self.X, self.y, self.lam = X, y, lam
+
+    def get_next(self, stop_val):
+        return max(2 * stop_val, stop_val + 1)
 
     def run(self, n_iter):
         if n_iter < 1:
