@@ -1,7 +1,7 @@
 """Does ``signsvm.solve`` certify the requested gap everywhere?  The 224-cell grid and a synthetic family.
 
 Grid: 8 data sets (the seven LIBSVM sets with every feature divided by its largest |x|, as
-``svmcert.experiments.duality.load_scaled`` does, and MNIST-5k odd/even with unit rows) x
+``svmcert.experiments.sign_constrained.duality.load_scaled`` does, and MNIST-5k odd/even with unit rows) x
 lam n in {1e-3, ..., 1e3} (lam = lam n / n) x four sign patterns: ``free``; ``nonneg`` (all
 w_h >= 0); ``half`` (a random half of the features >= 0, the rest free); ``mixed`` (random
 entries in {-1, 0, +1}). The random patterns come from keyed streams
@@ -39,7 +39,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from svmcert import signsvm
-from svmcert.experiments.duality import load_scaled
+from svmcert.experiments.sign_constrained.duality import load_scaled
 from svmcert.experiments.instances import instance_rng
 
 DATA = ("australian", "breast-cancer", "heart", "ionosphere", "sonar", "splice", "svmguide1", "mnist5k")

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 from threadpoolctl import threadpool_limits
 
-from svmcert.experiments.duality import load_scaled
+from svmcert.experiments.sign_constrained.duality import load_scaled
 from svmcert.signsvm._dca_kernel import epoch, row_layout, scaled_csr
 
 

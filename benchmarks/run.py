@@ -12,7 +12,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from svmcert.experiments.duality import load_scaled
+from svmcert.experiments.sign_constrained.duality import load_scaled
 from svmcert.experiments.instances import instance_rng
 from svmcert.kernels import rbf_kernel
 from svmcert.screening import weighted_svm as ws

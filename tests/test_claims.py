@@ -1,7 +1,6 @@
 """The claims ledger: comparisons, records written per chapter, and the gate on committed claims."""
 
 import json
-from pathlib import Path
 
 import pytest
 

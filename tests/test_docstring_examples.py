@@ -6,8 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.interior_point", "svmcert.signsvm.bounded_lsq",
-           "svmcert.signsvm.coordinate_ascent", "svmcert.signsvm.frank_wolfe", "svmcert.screening.gram",
-           "svmcert.screening.weighted_svm"]
+           "svmcert.signsvm.coordinate_ascent", "svmcert.signsvm.frank_wolfe", "svmcert._validation",
+           "svmcert.screening.weighted_svm", "svmcert.screening.ball_problem"]
 
 
 @pytest.mark.parametrize("name", MODULES)

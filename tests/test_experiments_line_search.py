@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from svmcert import claims, signsvm
-from svmcert.experiments import line_search as exp
+from svmcert.experiments.families import two_point
+from svmcert.experiments.sign_constrained import line_search as exp
 
 
 def _args(inst):
@@ -51,7 +52,7 @@ def test_zeta_direct_matches_the_library_dual_objective(rng):
 
 
 def test_two_point_template_places_crossings_exactly():
-    inst = exp._two_point("t", [1.0, -1.0, 0.0], [-4.0, 2.0, 3.0], [1.0, 1.0, 1.0])
+    inst = two_point("t", [1.0, -1.0, 0.0], [-4.0, 2.0, 3.0], [1.0, 1.0, 1.0])
     w0, wq, sum_q, sum_a = exp.omegas(inst)
     assert np.array_equal(w0, [1.0, -1.0, 0.0]) and np.array_equal(wq, [-4.0, 2.0, 3.0])
     assert sum_q == 0.0 and sum_a == 0.5
@@ -75,7 +76,7 @@ def test_eta_eq18_gives_the_four_cases():
 
 def test_reproduction_check_catches_downdating():
     # a huge coordinate leaves at 1/2, a small free one stays: subtracting the huge term loses it
-    inst = exp._two_point("foil", [1e8, 3.0], [-2e8, -4.0], [1.0, 0.0])
+    inst = two_point("foil", [1e8, 3.0], [-2e8, -4.0], [1.0, 0.0])
     w0, wq, sum_q, sum_a = exp.omegas(inst)
     ls = signsvm.line_search(*_args(inst))
     foil = exp.pieces_downdating(w0, wq, inst.sign, inst.lam, sum_q, sum_a, ls.theta)
@@ -112,7 +113,7 @@ def test_merged_breakpoints_differ_in_coefficients_but_agree_as_functions():
     # 10-eps piece lies before the merged crossing, so the O(d^2) rule and the sweep disagree on one
     # coordinate there, yet values and slopes agree to rounding
     eps = np.finfo(float).eps
-    inst = exp._two_point("merged", 0.5 + eps * np.array([0.0, 6.0, 10.0]), -np.ones(3), np.ones(3))
+    inst = two_point("merged", 0.5 + eps * np.array([0.0, 6.0, 10.0]), -np.ones(3), np.ones(3))
     row = exp.check_instance(inst, grid=33)
     assert row["same_theta"] and row["d_t"] == 3
     assert row["coef_mismatch"] == 1 and row["mismatch_width"] <= 16 * eps

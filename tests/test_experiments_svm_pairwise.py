@@ -1,4 +1,4 @@
-"""Tests of the SVM-pairwise chapter's driver (svmcert.experiments.svm_pairwise).
+"""Tests of the SVM-pairwise chapter's driver (svmcert.experiments.sign_constrained.svm_pairwise).
 
 References are independent of the code under test: a pure-Python Smith-Waterman (Gotoh's
 affine-gap recursion), scikit-learn's roc_auc_score, scipy's tests, and the cvxpy reference of
@@ -12,7 +12,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from svmcert import signsvm
-from svmcert.experiments import svm_pairwise as sp
+from svmcert.experiments.sign_constrained import svm_pairwise as sp
 from svmcert.reference import solve_primal_cvxpy
 
 

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from svmcert.experiments import conjugates as cj
-from svmcert.experiments import duality, gap_safe, lemma3, line_search, lp_step, qp1
+from svmcert.experiments.safe_screening import weighted_erm_conjugates as cj
+from svmcert.experiments.sign_constrained import duality, line_search_lemma3 as lemma3, line_search, lp_step
+from svmcert.experiments.safe_screening import gap_safe_ball as gap_safe
+from svmcert.experiments.feature_elimination import qp1_active_set as qp1
 from svmcert.featelim import check_working_set
 
 

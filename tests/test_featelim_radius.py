@@ -268,3 +268,10 @@ def test_bad_options():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rad.enclosing_sphere(K, max_iter=0 + 1000)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "10"])
+def test_max_iter_below_one_or_not_an_integer_is_refused(bad):
+    K = np.eye(3)
+    with pytest.raises(ValueError, match="max_iter: expected an integer >= 1"):
+        rad.enclosing_sphere(K, max_iter=bad)

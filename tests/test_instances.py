@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from svmcert.experiments import gap_safe
+from svmcert.experiments.safe_screening import gap_safe_ball as gap_safe
 from svmcert.experiments.instances import InstanceStreams, instance_rng, key_words
 
 INSTANCE_COLUMNS = ["data", "kernel", "loss", "n", "lam", "weights_sum", "zero_weights"]

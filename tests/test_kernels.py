@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from svmcert import kernels
-from svmcert.experiments import ntk as exp
+from svmcert.experiments.safe_screening import ntk as exp
 
 EPS = np.finfo(float).eps
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from svmcert import papers
-from svmcert.experiments import paper_tables
+from svmcert.experiments.sign_constrained import svm_pairwise_tables as paper_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT.parent / "shared" / "seeds"

@@ -157,7 +157,7 @@ def test_fit_weighted_linear_agrees_with_the_kernel_solver():
 
 
 def test_instance_streams_are_keyed():
-    from svmcert.experiments.drsss_setup import instance_key, instance_rng
+    from svmcert.experiments.safe_screening.drsss_setup import instance_key, instance_rng
 
     a = instance_rng(0, "weights", "heart", "linear", 2, 7).standard_normal(3)
     instance_rng(0, "weights", "sonar", "linear", 2, 7).standard_normal(1000)     # other instances draw freely
@@ -168,7 +168,7 @@ def test_instance_streams_are_keyed():
 
 
 def test_setup_names_its_bad_argument():
-    from svmcert.experiments.drsss_setup import Setup
+    from svmcert.experiments.safe_screening.drsss_setup import Setup
 
     with pytest.raises(ValueError, match="^scaling"):
         Setup(scaling="whiten")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmcert.experiments import gap_safe as exp
+from svmcert.experiments.safe_screening import gap_safe_ball as exp
 from svmcert.screening import gap_safe as gs
 from svmcert.screening import weighted_svm as ws
 from svmcert.signsvm.result import ConvergenceWarning

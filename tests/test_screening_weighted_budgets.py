@@ -12,7 +12,8 @@ from svmcert.kernels import rbf_kernel
 from svmcert.reference.weighted_svm import solve_weighted_dual_cvxpy
 from svmcert.screening import weighted_svm as ws
 from svmcert.screening._weighted_newton import active_set_newton, free_count, step_flops
-from svmcert.screening.gram import PSD_CHOLESKY_MAX_N, check_gram, scan_compiled, scan_numpy
+from svmcert._gram import PSD_CHOLESKY_MAX_N, scan_compiled, scan_numpy
+from svmcert._validation import check_gram
 from svmcert.signsvm.result import ConvergenceWarning
 
 

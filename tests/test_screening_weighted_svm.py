@@ -3,6 +3,8 @@ objectives, the certified coordinate-ascent solver (numba and numpy engines) aga
 
 import warnings
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -58,8 +60,19 @@ def test_fenchel_young_residual_is_nonnegative_and_zero_exactly_on_link_7(m, a, 
     naive = float(ws.loss_value(m, loss) + ws.loss_conjugate(-a, loss) + a * m)
     assert fy >= 0.0 and fy == pytest.approx(naive, abs=1e-12 * (1 + abs(m)) ** 2)
     # -a in dl(m): hinge a = 1 (m < 1), a = 0 (m > 1), any a (m = 1); squared hinge a = 2 max(0, 1 - m)
-    on_link = (a == 2 * max(0.0, 1 - m)) if loss == "squared_hinge" else (m == 1 or a == float(m < 1))
-    assert (fy == 0.0) == on_link or abs(fy) < 1e-300
+    M, A = Fraction(m), Fraction(a)
+    if loss == "hinge":
+        exact = max(Fraction(0), 1 - M) - A * (1 - M)
+        on_link = M == 1 or A == (1 if M < 1 else 0)
+    else:
+        exact = max(Fraction(0), 1 - M) ** 2 + A * A / 4 - A + A * M
+        on_link = A == 2 * max(Fraction(0), 1 - M)
+    assert (exact == 0) == on_link                 # the residual vanishes exactly on link (7), nowhere else
+    assert fy == pytest.approx(float(exact), rel=1e-12, abs=1e-12 * (1 + abs(m)) ** 2)
+    if exact == 0:
+        assert fy == 0.0                           # on the link the rounding-safe forms give exactly 0
+    elif exact > Fraction(1e-12) * (1 + abs(M)) ** 2:  # off the link by more than rounding: positive
+        assert fy > 0.0
 
 
 @settings(max_examples=60, deadline=None)

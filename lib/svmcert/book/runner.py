@@ -30,20 +30,13 @@ from multiprocessing import get_context
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 
-import yaml
 
 from .commit import ChapterBusy, CommitError, chapter_lock, commit_staging, incomplete_cells, last_started_cell
 from .lifecycle import Terminated, die_with_parent, kill_children, signals_held, terminate_on_sigterm
 from .paths import project_root
+from .toc import ChapterJob, chapter_counts, select_chapters, toc_files, toc_notebooks  # noqa: F401  (re-exported)
 
 __all__ = ["ChapterJob", "ChapterOutcome", "toc_notebooks", "select_chapters", "run_chapters"]
-
-
-@dataclass(frozen=True)
-class ChapterJob:
-    name: str           # notebook stem, e.g. "lp-step"
-    notebook: Path      # relative to the project root, e.g. book/sign-constrained/lp-step.ipynb
-    aggregate: bool     # appendix notebooks read other chapters' outputs: they run last
 
 
 @dataclass
@@ -64,53 +57,6 @@ class ChapterOutcome:
                 "cpu_seconds": None if self.cpu_seconds is None else round(self.cpu_seconds, 3),
                 "peak_rss_mb": None if self.peak_rss_mb is None else round(self.peak_rss_mb, 1),
                 "peak_rss_source": self.peak_rss_source}
-
-
-def _toc_files(node) -> list[str]:
-    files = []
-    if isinstance(node, dict):
-        if "file" in node:
-            files.append(node["file"])
-        if "root" in node:
-            files.append(node["root"])
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []) or []:
-                files.extend(_toc_files(child))
-    elif isinstance(node, list):
-        for child in node:
-            files.extend(_toc_files(child))
-    return files
-
-
-def toc_notebooks(root: Path | None = None) -> list[ChapterJob]:
-    """The notebooks listed in ``_toc.yml``, in book order, appendix notebooks last."""
-    root = project_root() if root is None else Path(root)
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    jobs, seen = [], {}
-    for entry in _toc_files(toc):
-        nb = Path(entry if entry.endswith(".ipynb") else f"{entry}.ipynb")
-        if not (root / nb).is_file():
-            continue
-        name = nb.stem
-        if name in seen:
-            raise ValueError(f"_toc.yml: two notebooks share the chapter name {name!r}: {seen[name]} and {nb}")
-        seen[name] = nb
-        jobs.append(ChapterJob(name, nb, aggregate="appendix" in nb.parts))
-    return [j for j in jobs if not j.aggregate] + [j for j in jobs if j.aggregate]
-
-
-def select_chapters(jobs: list[ChapterJob], wanted: list[str]) -> list[ChapterJob]:
-    """Chapters named by stem or path; all of them when ``wanted`` is empty."""
-    if not wanted:
-        return jobs
-    chosen = []
-    for w in wanted:
-        key = Path(w).with_suffix("").as_posix()
-        match = [j for j in jobs if key in (j.name, j.notebook.with_suffix("").as_posix())]
-        if not match:
-            raise ValueError(f"chapter {w!r} is not in _toc.yml; known: {', '.join(j.name for j in jobs)}")
-        chosen.extend(m for m in match if m not in chosen)
-    return chosen
 
 
 def _describe_failure(exc: BaseException, notebook: Path, executed: Path) -> str:
@@ -355,14 +301,6 @@ def _run_phase(phase: list[ChapterJob], root: Path, quick: bool, parameters: dic
         raise
 
 
-def _notebooks_in_toc(root: Path) -> dict[str, int]:
-    try:
-        jobs = toc_notebooks(root)
-    except (OSError, ValueError, yaml.YAMLError):
-        return {}
-    return {"chapters": sum(not j.aggregate for j in jobs), "aggregate": sum(j.aggregate for j in jobs)}
-
-
 def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_parallel: int = 1,
                  keep_going: bool = False, parameters: dict | None = None, stream=None) -> int:
     """Run chapters (aggregating appendix notebooks after the others); return the exit status.
@@ -383,7 +321,7 @@ def run_chapters(jobs: list[ChapterJob], *, quick: bool = False, jobs_in_paralle
     total, done, failed = len(jobs), 0, []
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     commit, dirty = git_state(root)
-    in_toc = _notebooks_in_toc(root)
+    in_toc = chapter_counts(root)
     outcomes: dict[ChapterJob, ChapterOutcome] = {}
 
     def on_outcome(outcome: ChapterOutcome) -> bool:

@@ -12,7 +12,6 @@ has two cores shared with other jobs, and Clarabel and the numba kernels are sin
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
@@ -23,8 +22,11 @@ from ..reference.ball import ball_max_sdp, ball_max_trust_region
 from ..reference.qp1 import solve_qp1_cvxpy
 from ..reference.signsvm import solve_primal_cvxpy
 from ..reference.weighted_svm import kernel_factor, solve_weighted_primal_cvxpy
+from ..kernels import rbf_kernel
 from ..screening import fit_weighted_svm, maximize_quadratic_on_ball
-from ..signsvm.result import ConvergenceWarning
+from ..screening.weighted_problem import regularised_intercept
+from ..exceptions import ConvergenceWarning
+from .families import crossing_template, hard_ball_case
 from .instances import instance_rng
 from .timing import clock
 
@@ -203,11 +205,9 @@ def line_search(seed, sizes, *, repeat=3, budget=2.0):
     (``line_search_pieces_quadratic``) on the worst case d_t = d + 1 (n = 2, every coordinate
     crossing inside (0, 1)). Accuracy: shortfall of D(alpha + eta q) at each method's eta below the
     better of the two, relative. Goal: ratio >= 50 at d = 10^4."""
-    from .line_search import _crossing_template
-
     rows = []
     for d in sizes:
-        inst = _crossing_template(instance_rng(seed, "benchmarks", "line search", int(d)), int(d))
+        inst = crossing_template(instance_rng(seed, "benchmarks", "line search", int(d)), int(d))
         args = (inst.alpha, inst.u, inst.X, inst.y, inst.lam, inst.sign)
         t_o, ls, k_o = measure(lambda: signsvm.line_search(*args), repeat, budget, min_seconds=0.05)
         t_r, lq, k_r = measure(lambda: signsvm.line_search_pieces_quadratic(*args), repeat, budget)
@@ -224,9 +224,7 @@ def line_search(seed, sizes, *, repeat=3, budget=2.0):
 
 def _ball_instance(rng, n, hard=False):
     if hard:
-        from .quadratic_ball import _hard
-
-        return _hard(rng, n, 2, 2.0, False)
+        return hard_ball_case(rng, n, 2, 2.0, False)
     G = rng.standard_normal((n, n))
     return G @ G.T / n, rng.standard_normal(n), rng.standard_normal(n), 1.0
 
@@ -287,15 +285,13 @@ def weighted_svm(sizes, *, lam_over_n=10 ** -1.5, tol=1e-8, seed=0, repeat=3, bu
     random subsets of ``sizes`` samples (the full n = 3089 only if listed). cvxpy solves the
     primal on a factor F F^T = K; its time includes the eigendecomposition that builds F. Accuracy:
     our certified relative gap; cvxpy's primal value against our dual bound. Goal: ratio >= 10."""
-    from .drsss import design, gram
-
-    X, y = design("svmguide1")
+    X, y = datasets.load_scaled("svmguide1")      # the former setup of the drsss chapter: x / max|x|
     rows = []
     for m in sizes:
         rng = instance_rng(seed, "benchmarks", "svmguide1 subset", m)
         idx = np.sort(rng.choice(len(y), size=m, replace=False)) if m < len(y) else np.arange(len(y))
         ys = y[idx]
-        K = gram(X[idx], "rbf")
+        K = regularised_intercept(rbf_kernel(X[idx]))     # the intercept as a constant feature: K + 1
         lam = m * lam_over_n
         w = np.ones(m)
         t_o, res, k_o = measure(_quiet(lambda: fit_weighted_svm(K, ys, lam, w, tol=tol)), repeat, budget)

@@ -10,14 +10,14 @@
   QP1:lnm3-ER.
 """
 
-from .active_set import drd_active_set, drd_direction
-from .bounds import l1svm_bound, loo_errors, radius_margin_bound
+from .drd_active_set import drd_active_set, drd_direction
 from .elimination import (CRITERIA, EliminationResult, EliminationStep, candidate_projections, candidate_scores,
                           eliminate_features, fit_linear_svm, lo_scores)
 from .lo import LOResult, linearly_separable, solve_lo
+from .loo_bounds import l1svm_bound, loo_errors, radius_margin_bound
 from .nocedal_wright import ICQPIteration, active_set_qp, qp1_nocedal_wright
-from .qp1 import (QP1Iteration, QP1Result, best_bias, qp1_dual_objective, qp1_matrices, qp1_objective,
-                  qp1_slacks, solve_qp1)
+from .qp1 import solve_qp1
+from .qp1_problem import QP1Iteration, QP1Result, best_bias, qp1_dual_objective, qp1_matrices, qp1_objective, qp1_slacks
 from .radius import (SphereResult, enclosing_sphere, jung_interval, radius_squared,
                      radius_squared_without_each_feature, squared_diameter)
 from .working_set import WorkingSetCheck, check_working_set, enumerate_working_sets, working_set_rows

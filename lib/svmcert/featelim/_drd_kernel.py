@@ -1,6 +1,6 @@
 """Compiled inner loop of the specialised DRD active-set method (no iteration records).
 
-The same iteration as :func:`svmcert.featelim.active_set.drd_active_set`, written with scalar loops
+The same iteration as :func:`svmcert.featelim.drd_active_set.drd_active_set`, written with scalar loops
 for numba: each iteration is one pass over the N samples. The numpy implementation stays the
 tested reference and the only one that records working sets.
 """

@@ -9,12 +9,12 @@ from numba import njit
 
 _TINY = np.finfo(float).tiny
 
-__all__ = ["_smo_compiled", "_smo_numpy", "_matvec_compiled"]
+__all__ = ["smo_compiled", "smo_numpy"]
 
 
 @njit(cache=True, nogil=True)
-def _smo_compiled(K, v, beta, u, tol, floor, max_iter):
-    """Pairwise steps on eq. (9) for the matrix K - v v^T (the arithmetic of :func:`_smo_numpy`)."""
+def smo_compiled(K, v, beta, u, tol, floor, max_iter):
+    """Pairwise steps on eq. (9) for the matrix K - v v^T (the arithmetic of :func:`smo_numpy`)."""
     n = K.shape[0]
     it, f, gap = 0, 0.0, 0.0
     while True:
@@ -56,20 +56,7 @@ def _smo_compiled(K, v, beta, u, tol, floor, max_iter):
     return f, gap, it
 
 
-@njit(cache=True, nogil=True)
-def _matvec_compiled(K, x):
-    """K @ x in one thread (a threaded BLAS gemv degrades badly when the cores are shared)."""
-    n = K.shape[0]
-    out = np.zeros(n)
-    for i in range(n):
-        acc = 0.0
-        for j in range(n):
-            acc += K[i, j] * x[j]
-        out[i] = acc
-    return out
-
-
-def _smo_numpy(K, v, beta, u, tol, floor, max_iter):
+def smo_numpy(K, v, beta, u, tol, floor, max_iter):
     """Reference pairwise solver for eq. (9) with the matrix K - v v^T, updating beta and u = (K - vv^T) beta
     in place. Each step takes i = argmax_k g_k and, among the support's j with g_j < g_i, the one with
     the largest (g_i - g_j)^2 / D^2_ij (second-order choice, as in LIBSVM), then moves mass t from j

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .qp1 import QP1Iteration, _finish, initial_margin_setter, initial_working_set, qp1_matrices
+from .qp1_problem import QP1Iteration, finish_result, initial_margin_setter, initial_working_set, qp1_matrices
 
 __all__ = ["ICQPIteration", "active_set_qp", "qp1_nocedal_wright"]
 
@@ -178,4 +178,4 @@ def qp1_nocedal_wright(g, y, C, wnorm2, *, a0=1.0, b0=None, tol=1e-12, max_iter=
     W2f = np.zeros(N, dtype=bool)
     for i in Wf:
         (W1f if i < N else W2f)[i % N] = True
-    return _finish("nocedal-wright", q[0], q[1], g, y, C, wnorm2, alpha, iterations, converged, W1f, W2f, max_iter)
+    return finish_result("nocedal-wright", q[0], q[1], g, y, C, wnorm2, alpha, iterations, converged, W1f, W2f, max_iter)

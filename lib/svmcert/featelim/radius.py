@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validation import _dtype_eps, check_matrix, check_positive, check_psd, check_vector
-from ..signsvm.result import ConvergenceWarning
-from ._sphere_smo import _matvec_compiled, _smo_compiled, _smo_numpy
+from .._validation import check_gram, check_iterations, check_matrix, check_positive, check_vector
+from ..exceptions import ConvergenceWarning
+from .._compiled import matvec_compiled
+from ._sphere_smo import smo_compiled, smo_numpy
 
 __all__ = ["SphereResult", "enclosing_sphere", "squared_diameter", "radius_squared",
            "radius_squared_without_each_feature", "jung_interval", "METHODS"]
@@ -66,38 +67,22 @@ class SphereResult:
 # --------------------------------------------------------------------------- validation
 
 def _check_gram(K, name: str = "K", psd: bool = True) -> np.ndarray:
-    """Square, finite, symmetric, non-negative diagonal and (with ``psd``) positive semidefinite up
-    to rounding (:func:`svmcert._validation.check_psd`, a Cholesky factorisation, O(n^3 / 3));
-    returned as float64. An indefinite K is no Gram matrix: eq. (9) and the diameter would then
-    measure nothing (K = [[1, 2], [2, 1]] gives R^2 = 0)."""
-    eps = _dtype_eps(K)
-    K = check_matrix(K, name)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name}: expected a square Gram matrix (n, n), got shape {K.shape}")
-    scale = max(float(np.abs(K).max()), _TINY)
-    asym = float(np.abs(K - K.T).max())
-    if asym > 1e-10 * scale:
-        raise ValueError(f"{name}: expected a symmetric matrix, max |K - K^T| = {asym:.3g}")
+    """Square, finite, symmetric and (with ``psd``) positive semidefinite up to rounding
+    (:func:`svmcert._validation.check_gram`, a Cholesky factorisation, O(n^3 / 3)); returned as
+    float64 and exactly symmetric. An indefinite K is no Gram matrix: eq. (9) and the diameter
+    would then measure nothing (K = [[1, 2], [2, 1]] gives R^2 = 0)."""
+    K = check_gram(K, name=name, psd=bool(psd))
     diag = np.diag(K)
     if diag.min() < 0:
         raise ValueError(f"{name}: expected a positive semidefinite Gram matrix, found a negative diagonal "
                          f"entry {diag.min():.3g}")
-    K = 0.5 * (K + K.T) if asym > 0 else K
-    if psd:
-        check_psd(K, name, eps)
-    return K
+    return K if np.array_equal(K, K.T) else 0.5 * (K + K.T)
 
 
 def _check_method(method) -> str:
     if method not in METHODS:
         raise ValueError(f"method: expected one of {METHODS}, got {method!r}")
     return method
-
-
-def _check_iter(max_iter) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
-        raise ValueError(f"max_iter: expected an integer >= 0, got {max_iter!r}")
-    return int(max_iter)
 
 
 def _center_gram(K: np.ndarray) -> np.ndarray:
@@ -133,8 +118,8 @@ def _project_simplex_start(beta0, n):
 def _solve(K, v, beta, tol, max_iter, floor, engine="numba"):
     """Run the solver to convergence, recomputing u = (K - vv^T) beta from scratch before accepting
     (incremental updates drift by rounding). Returns (f, gap, iterations, converged)."""
-    run = _smo_compiled if engine == "numba" else _smo_numpy
-    matvec = _matvec_compiled if engine == "numba" else np.dot
+    run = smo_compiled if engine == "numba" else smo_numpy
+    matvec = matvec_compiled if engine == "numba" else np.dot
     total = 0
     while True:
         u = matvec(K, beta) - v * float(v @ beta)
@@ -189,7 +174,7 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
     """
     K = _check_gram(K, psd=bool(check_psd))
     tol = check_positive(tol, "tol")
-    max_iter = _check_iter(max_iter)
+    max_iter = check_iterations(max_iter, "max_iter")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     n = K.shape[0]
@@ -361,7 +346,7 @@ def radius_squared_without_each_feature(X, method: str = "sphere", *, tol: float
             vals = _diameters_numpy(Xc)
         return (vals, vals.copy()) if return_upper else vals
     tol = check_positive(tol, "tol")
-    max_iter = _check_iter(max_iter)
+    max_iter = check_iterations(max_iter, "max_iter")
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     K = Xc @ Xc.T

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .qp1 import check_qp1_input
+from .qp1_problem import check_qp1_input
 
 __all__ = ["WorkingSetCheck", "working_set_rows", "check_working_set", "enumerate_working_sets"]
 

@@ -2,7 +2,6 @@
 
 - :func:`epoch_compiled` / :func:`epoch_numpy`: one pass of exact coordinate steps on the kernel
   dual (4) (numba, and the numpy reference the tests compare it with).
-- :func:`matvec_compiled`: K @ v in one thread, for the margins.
 - :func:`pivoted_cholesky`, :func:`epoch_factor_compiled` / :func:`epoch_factor_numpy`: the same
   steps when K = G G^T has low rank r (a linear kernel): the model v = G^T (y w alpha) / lam in
   R^r is kept instead of the n margins, so a step costs O(r) instead of O(n) (Hsieh et al., 2008).
@@ -17,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["epoch_compiled", "epoch_numpy", "matvec_compiled", "pivoted_cholesky", "epoch_factor_compiled",
+__all__ = ["epoch_compiled", "epoch_numpy", "pivoted_cholesky", "epoch_factor_compiled",
            "epoch_factor_numpy"]
 
 
@@ -36,19 +35,6 @@ def coordinate_step(a, mi, wi, kii, lam, squared):
 
 #: the same step compiled, for the compiled epochs (the Python one serves the numpy references)
 coordinate_step_compiled = njit(cache=True, nogil=True)(coordinate_step)
-
-
-@njit(cache=True, nogil=True)
-def matvec_compiled(K, v):
-    """K @ v in one thread (a threaded BLAS gemv degrades badly when the cores are shared)."""
-    n = K.shape[0]
-    out = np.zeros(n)
-    for i in range(n):
-        acc = 0.0
-        for j in range(K.shape[1]):
-            acc += K[i, j] * v[j]
-        out[i] = acc
-    return out
 
 
 @njit(cache=True, nogil=True)

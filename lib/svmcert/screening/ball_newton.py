@@ -56,7 +56,7 @@ import math
 import numpy as np
 from scipy.linalg import get_blas_funcs, get_lapack_funcs
 
-from .quadratic_ball import BallMaximum, _check_problem
+from .ball_problem import BallMaximum, check_ball_problem
 
 __all__ = ["maximize_on_ball_newton", "MAX_FACTORIZATIONS", "MAX_FAILURES", "NEWTON_RTOL", "STAGNATION_RTOL",
            "CERTIFICATE_RTOL", "LANCZOS_STEPS", "LANCZOS_MAX_STEPS", "REFINE_RATE"]
@@ -147,12 +147,12 @@ def maximize_on_ball_newton(A, b, center, radius, trace: dict | None = None) -> 
         not converge. The caller then uses the eigendecomposition
         (``maximize_quadratic_on_ball(..., method="rightmost")``).
     """
-    A, b, center, radius = _check_problem(A, b, center, radius)
+    A, b, center, radius = check_ball_problem(A, b, center, radius)
     return newton_on_checked(A, b, center, radius, trace)
 
 
 def newton_on_checked(A, b, center, radius, trace=None):
-    """:func:`maximize_on_ball_newton` for arguments already validated (``_check_problem``)."""
+    """:func:`maximize_on_ball_newton` for arguments already validated (:func:`.ball_problem.check_ball_problem`)."""
     g = A @ center + b                      # as in quadratic_ball.secular_data
     return _easy_case(A, center, radius, g, float(center @ (g + b)), trace)
 

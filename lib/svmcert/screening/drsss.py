@@ -43,8 +43,9 @@ import numpy as np
 
 from .._validation import check_positive, check_vector
 from .quadratic_ball import maximize_quadratic_on_ball
-from .weighted_svm import (_check_dual_point, _check_problem, _margins, fenchel_young_residuals, fit_weighted_svm,
-                           loss_conjugate, loss_value)
+from .weighted_problem import (check_dual_point, check_weighted_problem, fenchel_young_residuals, loss_conjugate,
+                               loss_value, margins_from_dual)
+from .weighted_svm import fit_weighted_svm
 
 __all__ = ["GapQuadratic", "gap_quadratic", "reduced_ball_problem", "max_gap_on_ball", "DRSSSResult",
            "drsss", "drsss_screen"]
@@ -77,9 +78,9 @@ def gap_quadratic(K, y, lam, w_tilde, alpha_hat, loss: str = "hinge", check_psd:
     K : (n, n) PSD Gram matrix; y : labels +-1; lam : lambda > 0.
     w_tilde : (n,) the weights the model was fitted with; alpha_hat : (n,) its dual point.
     """
-    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
-    alpha = _check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
-    m = _margins(alpha, K, y, lam, w_tilde)
+    K, y, lam, w_tilde, loss = check_weighted_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
+    alpha = check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
+    m = margins_from_dual(alpha, K, y, lam, w_tilde)
     c = loss_value(m, loss) + loss_conjugate(-alpha, loss)
     ya = y * alpha
     M = ya[:, None] * K * ya[None, :]
@@ -215,7 +216,7 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
         ``removable`` (the mask), ``radius`` = sqrt(2 G / lam), ``max_gap`` = G, ``margins``,
         ``alpha``, ``fit_gap`` (NaN when ``alpha_hat`` is given) and ``rounding`` = E.
     """
-    K, y, lam, w_tilde, loss = _check_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
+    K, y, lam, w_tilde, loss = check_weighted_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
     S = check_positive(S, "S")
     if alpha_hat is None:
         fit = fit_weighted_svm(K, y, lam, w_tilde, loss, tol=tol, check_psd=False)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_positive, check_real
-from .weighted_svm import _check_dual_point, _check_problem, _parts
+from .weighted_problem import check_dual_point, check_weighted_problem, objective_parts
 
 __all__ = ["gap_safe_radius", "MarginInterval", "margin_interval", "sss_screen"]
 
@@ -83,9 +83,9 @@ def margin_interval(K, y, lam, weights, alpha_hat, loss: str = "hinge", check_ps
     K : (n, n) positive semidefinite Gram matrix; y : (n,) labels +-1; lam : lambda > 0.
     weights : (n,) w_i >= 0; alpha_hat : (n,) point of the dual domain of ``loss`` (Table 5).
     """
-    K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=check_psd)
-    alpha = _check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
-    m, _, _, _, gap = _parts(alpha, K, y, lam, w, loss)
+    K, y, lam, w, loss = check_weighted_problem(K, y, lam, weights, loss, psd=check_psd)
+    alpha = check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
+    m, _, _, _, gap = objective_parts(alpha, K, y, lam, w, loss)
     # the Fenchel-Young sum is >= 0 term by term; max() only absorbs rounding of tiny negatives
     gap = max(gap, 0.0)
     r = math.sqrt(2.0 * gap / lam)

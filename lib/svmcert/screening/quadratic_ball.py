@@ -27,9 +27,13 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import brentq
 
-from .._validation import check_matrix, check_positive, check_vector
+from .._gram import spectrum_tolerance
+from .ball_newton import newton_on_checked
+from .ball_problem import SYMMETRY_RTOL, BallMaximum, check_ball_problem  # noqa: F401  (re-exported)
+from .secular import (CLUSTER_TOL, NEGLIGIBLE_EXPONENT, SAFE_EXPONENT, binary_exponent, offset_root,  # noqa: F401
+                      pole_groups, root_offsets, secular_data, secular_function, secular_roots,
+                      secular_roots_unchecked, stable_norm)
 
 __all__ = [
     "BallMaximum",
@@ -41,37 +45,7 @@ __all__ = [
     "stationary_points",
 ]
 
-SYMMETRY_RTOL = 1e-9
-"""Largest |A - A'| accepted, relative to max|A|: far above rounding (~n eps), far below any
-intended asymmetry. A is symmetrised after the check."""
-
-PSD_RTOL = 1e-9
-"""Smallest eigenvalue accepted as PSD: phi_min >= -PSD_RTOL * max|phi| (eigh's error is ~n eps ||A||)."""
-
-CLUSTER_TOL = 16
-"""Eigenvalues of A are known to about n eps ||A|| and xi to about n eps (||A|| ||c|| + ||b||);
-the enumeration treats differences below CLUSTER_TOL times these as zero (:func:`stationary_points`)."""
-
 _EPS = np.finfo(float).eps
-
-
-class BallMaximum(NamedTuple):
-    """Global maximum of w'Aw + 2b'w over the ball ||w - center|| <= radius.
-
-    Attributes
-    ----------
-    value : float
-        The maximum value.
-    w : ndarray of shape (n,)
-        A maximiser (on the sphere unless A is negative definite and the unconstrained maximiser
-        lies inside the ball).
-    nu : float
-        Its Lagrange multiplier (eq. 19): A w + b = nu (w - center), nu >= max(phi_max, 0).
-    """
-
-    value: float
-    w: np.ndarray
-    nu: float
 
 
 class StationaryPoint(NamedTuple):
@@ -82,49 +56,6 @@ class StationaryPoint(NamedTuple):
     w: np.ndarray
     value: float
     kind: str
-
-
-# ----------------------------------------------------------------------------- validation
-
-
-def _check_problem(A, b, center, radius=None):
-    """Validate (A, b, center[, radius]); return A symmetrised and float arrays."""
-    A = check_matrix(A, "A")
-    n = A.shape[0]
-    if A.shape[1] != n:
-        raise ValueError(f"A: expected a square matrix, got shape {A.shape}")
-    scale = float(np.abs(A).max())
-    asym = float(np.abs(A - A.T).max())
-    if asym > SYMMETRY_RTOL * scale:
-        raise ValueError(f"A: expected a symmetric matrix, found max|A - A'| = {asym:.3g} "
-                         f"(allowed {SYMMETRY_RTOL:g} * max|A| = {SYMMETRY_RTOL * scale:.3g})")
-    A = 0.5 * (A + A.T)
-    b = check_vector(b, "b", n)
-    center = check_vector(center, "center", n)
-    return A, b, center, (None if radius is None else check_positive(radius, "radius"))
-
-
-def secular_data(A, b, center):
-    """Eigenvalues phi (ascending), eigenvectors V (columns) of A, and xi = -V'(A center + b).
-
-    In the paper's notation (Theorem D.2) A = Q' Phi Q with Q = V', and xi = -Phi Q c - Q b.
-    Also returns f(center) = c'Ac + 2b'c.
-    """
-    A, b, center, _ = _check_problem(A, b, center)
-    phi, V = np.linalg.eigh(A)
-    g = A @ center + b
-    xi = -(V.T @ g)
-    f_center = float(center @ (g + b))
-    return phi, V, xi, f_center
-
-
-def _norm(x):
-    """Euclidean norm without overflow or underflow."""
-    m = float(np.abs(x).max(initial=0.0))
-    return 0.0 if m == 0.0 else m * float(np.sqrt(np.sum((x / m) ** 2)))
-
-
-# ----------------------------------------------------------------------------- the fast path
 
 
 def _rightmost(phi, V, xi, f_center, center, radius):
@@ -143,15 +74,15 @@ def _rightmost(phi, V, xi, f_center, center, radius):
     on_top = nz & (gap == 0)
     pad = 0.0
     if t0 == 0.0 and on_top.any():           # T has a pole at phi_max: the root is right of it
-        t = _offset_root(x, gz, S, _norm(xi[on_top]) / S)
+        t = offset_root(x, gz, S, stable_norm(xi[on_top]) / S)
     else:                                    # every nu - phi_i = t + gap_i > 0 already at t0
-        r0 = _norm(x / (gz + t0))
+        r0 = stable_norm(x / (gz + t0))
         if r0 <= S:
             t = t0
             if t0 == 0.0:                    # hard case: fill the top eigenspace up to the sphere
                 pad = float(np.sqrt(max(S * S - r0 * r0, 0.0)))
         else:
-            t = _offset_root(x, gz, S, t0)
+            t = offset_root(x, gz, S, t0)
     denom = t + gz
     nu = float(phi[-1] + t)                  # exactly 0 in the interior case
     tau = np.zeros_like(xi)
@@ -161,175 +92,6 @@ def _rightmost(phi, V, xi, f_center, center, radius):
     return BallMaximum(float(value), center + V @ tau, nu)
 
 
-def _offset_root(x, gz, S, lo):
-    """The t >= lo with ||x / (t + gz)|| = S, given ||x / (lo + gz)|| >= S (by construction)."""
-    hi = max(lo, _norm(x) / S)               # ||x / (t + gz)|| <= ||x|| / t, so h(hi) >= 0 >= h(lo)
-
-    def h(t):                                # increasing in t, nearly linear (More-Sorensen)
-        return 1.0 / _norm(x / (t + gz)) - 1.0 / S
-
-    if h(lo) >= 0.0:
-        return lo
-    if h(hi) <= 0.0:
-        return hi
-    return brentq(h, lo, hi, xtol=1e-300, rtol=4 * _EPS, maxiter=200)
-
-
-# ----------------------------------------------------------------------------- Lemma D.4
-
-
-def _group(phi, xi):
-    """Distinct poles p_1 < ... < p_N of T (eigenvalues carrying xi != 0, exact ties merged) and
-    their weights sum xi_i^2."""
-    nz = xi != 0
-    p, inv = np.unique(phi[nz], return_inverse=True)
-    w = np.zeros(p.size)
-    np.add.at(w, inv, xi[nz] ** 2)
-    return p, w
-
-
-def _root_offsets(p, w, radius):
-    """Every root of T(nu) = S^2 as (k, offset) with nu = p[k] + offset (Lemma D.4).
-
-    Offsets are solved for directly, so roots close to a pole keep their relative accuracy.
-    """
-    S, N = radius, p.size
-    sw = np.sqrt(w)
-    out = []
-    if N == 0:
-        return out
-
-    def dist(k, off):                       # nu - p_j for nu = p[k] + off
-        return off + (p[k] - p)
-
-    def excess(k, off):                     # log T - log S^2: same roots, well scaled
-        return 2.0 * (np.log(_norm(sw / dist(k, off))) - np.log(S))
-
-    def root(k, sign, lo, hi):              # the root with offset sign*s, s in [lo, hi]
-        f = lambda s: excess(k, sign * s)    # noqa: E731  decreasing in s on the bracket
-        if f(lo) <= 0.0:
-            return lo
-        if f(hi) >= 0.0:
-            return hi
-        return brentq(f, lo, hi, xtol=1e-300, rtol=4 * _EPS, maxiter=200)
-
-    total = _norm(sw)
-    out.append((0, -root(0, -1.0, sw[0] / S, total / S)))           # left of p_1: exactly one
-    for k in range(N - 1):                                            # inner intervals
-        L = p[k + 1] - p[k]
-        wl, wr = w[: k + 1].sum(), w[k + 1:].sum()
-        rl, rr = (w[k] / wr) ** (1 / 3), (w[k + 1] / wl) ** (1 / 3)
-        a, c = 0.5 * L * rl / (1 + rl), L - 0.5 * L * rr / (1 + rr)   # T' < 0 at a, > 0 at c
-
-        def dT(s, k=k):
-            return -np.sum(w / dist(k, s) ** 3)
-
-        s_min = brentq(dT, a, c, xtol=1e-300, rtol=4 * _EPS, maxiter=200) if dT(a) < 0 < dT(c) else 0.5 * L
-        e_min = excess(k, s_min)
-        if e_min > 0.0:
-            continue                                                  # T > S^2 on the whole interval
-        if e_min == 0.0:
-            out.append((k, s_min))                                    # tangency: a single root
-            continue
-        out.append((k, root(k, 1.0, min(sw[k] / S, s_min), s_min)))
-        out.append((k + 1, -root(k + 1, -1.0, min(sw[k + 1] / S, L - s_min), L - s_min)))
-    out.append((N - 1, root(N - 1, 1.0, sw[-1] / S, total / S)))      # right of p_N: exactly one
-    return out
-
-
-def secular_roots(phi, xi, radius):
-    """Every real root of T(nu) = sum_i (xi_i / (nu - phi_i))^2 = radius^2 (eq. 18, Lemma D.4).
-
-    Terms with xi_i = 0 are dropped (they are identically zero); equal phi_i are one pole. With
-    N distinct poles there is exactly one root left of the smallest, exactly one right of the
-    largest, and 0, 1 (tangency) or 2 in each gap between consecutive poles, so at most 2N <= 2n.
-
-    Parameters
-    ----------
-    phi : array of shape (n,)
-        Eigenvalues (any order).
-    xi : array of shape (n,)
-        Linear-term coordinates in the eigenbasis (Theorem D.2).
-    radius : float > 0
-
-    Returns
-    -------
-    ndarray
-        The roots in increasing order (empty if every xi_i is 0).
-
-    Notes
-    -----
-    Inputs with magnitudes outside 2^-100 .. 2^100 are scaled by powers of 2 first (the roots are
-    homogeneous: see the code), so data scaled by 1e+-300 gives the scaled roots.
-
-    Raises
-    ------
-    ValueError
-        Naming the argument for bad input; ``phi`` or ``xi`` when their entries span more than
-        the float64 range (some vanish after scaling, and their roots could not be resolved);
-        ``phi, xi, radius`` when roots exceed the float64 range.
-    """
-    phi = check_vector(phi, "phi")
-    xi = check_vector(xi, "xi", phi.shape[0])
-    radius = check_positive(radius, "radius")
-    e_phi, e_xi = _exponent(float(np.abs(phi).max(initial=0.0))), _exponent(_norm(xi))
-    e_S = _exponent(radius)
-    if all(e is None or abs(e) <= SAFE_EXPONENT for e in (e_phi, e_xi, e_S)):
-        return _secular_roots(phi, xi, radius)
-    # Extreme magnitudes (the squares in T would over- or underflow): with a = 2^ka and c = 2^kc,
-    # T(nu; phi, xi) = S^2  iff  T(nu / a; phi / a, xi / (a c)) = (S / c)^2, so the roots are
-    # a times those of a problem with |phi| <= 1, ||xi|| / S <= 2 and S in [0.5, 1) (exact scalings).
-    kc = e_S
-    ka = max(e for e in (e_phi, None if e_xi is None else e_xi - e_S + 1) if e is not None) if (
-        e_phi is not None or e_xi is not None) else 0
-    phi_s, xi_s = np.ldexp(phi, -ka), np.ldexp(xi, -ka - kc)
-    for name, v, vs in (("phi", phi, phi_s), ("xi", xi, xi_s)):
-        if np.any((v != 0) & (vs == 0)):
-            raise ValueError(f"{name}: entries span more than the float64 range relative to the problem's "
-                             f"scale (some vanish after scaling by 2^{-ka}); their roots cannot be resolved")
-    with np.errstate(over="ignore"):
-        roots = np.ldexp(_secular_roots(phi_s, xi_s, math.ldexp(radius, -kc)), ka)
-    if not np.all(np.isfinite(roots)):
-        raise ValueError("phi, xi, radius: some roots of T(nu) = radius^2 exceed the float64 range")
-    return roots
-
-
-def _secular_roots(phi, xi, radius):
-    p, w = _group(phi, xi)
-    return np.array(sorted(p[k] + off for k, off in _root_offsets(p, w, radius)), dtype=float)
-
-
-SAFE_EXPONENT = 100
-"""Inputs whose magnitudes (radius, max|phi| or max|A|, ||xi|| or ||A center + b||) lie within
-2^-100 .. 2^100 are solved as given: every square and product of two of them the algorithms form
-then stays inside float64. Others are first scaled by powers of 2 (exact), solved, and scaled
-back; results beyond float64 raise ValueError."""
-
-
-NEGLIGIBLE_EXPONENT = 200
-"""In the scaled problem, a quadratic or linear term smaller than 2^-200 times the other (both
-measured by their largest possible contribution) is dropped: it cannot change the value by a
-rounding (2^-52), and its squares and cubes, which the root searches form, would underflow."""
-
-
-def _exponent(x: float) -> int | None:
-    """e with x = m 2^e, 0.5 <= m < 1 (None for 0)."""
-    return None if x == 0.0 else math.frexp(x)[1]
-
-
-def secular_function(nu, phi, xi):
-    """T(nu) = sum over xi_i != 0 of (xi_i / (nu - phi_i))^2 (eq. 18), vectorised over ``nu``."""
-    nu = np.asarray(nu, dtype=float)
-    phi = check_vector(phi, "phi")
-    xi = check_vector(xi, "xi", phi.shape[0])
-    nz = xi != 0
-    with np.errstate(divide="ignore"):
-        return np.sum((xi[nz] / (nu[..., None] - phi[nz])) ** 2, axis=-1)
-
-
-# ----------------------------------------------------------------------------- Theorem D.2
-
-
 def _resolve(phi, xi, center, b):
     """Eigenvalues and xi as far as floating point determines them: eigenvalues closer than
     CLUSTER_TOL * n * eps * max|phi| become one (their mean), and a cluster whose xi has norm
@@ -337,22 +99,22 @@ def _resolve(phi, xi, center, b):
     n = phi.size
     big = float(np.abs(phi).max(initial=0.0))
     tol_phi = CLUSTER_TOL * n * _EPS * big
-    tol_xi = CLUSTER_TOL * n * _EPS * (big * _norm(center) + _norm(b))
+    tol_xi = CLUSTER_TOL * n * _EPS * (big * stable_norm(center) + stable_norm(b))
     phi, xi = phi.copy(), xi.copy()
     starts = np.flatnonzero(np.r_[True, np.diff(phi) > tol_phi])
     for lo, hi in zip(starts, np.r_[starts[1:], n]):
         phi[lo:hi] = phi[lo:hi].mean()
-        if _norm(xi[lo:hi]) <= tol_xi:
+        if stable_norm(xi[lo:hi]) <= tol_xi:
             xi[lo:hi] = 0.0
     return phi, xi
 
 
 def _enumerate(phi, V, xi, f_center, center, radius):
     S, n = radius, phi.size
-    p, w = _group(phi, xi)
+    p, w = pole_groups(phi, xi)
     nz = xi != 0
     pts = []
-    for k, off in _root_offsets(p, w, radius):
+    for k, off in root_offsets(p, w, radius):
         d = off + (p[k] - phi[nz])               # nu - phi_i, accurate near the pole
         tau = np.zeros(n)
         tau[nz] = -xi[nz] / d
@@ -366,7 +128,7 @@ def _enumerate(phi, V, xi, f_center, center, radius):
         F = nz & ~U
         tau = np.zeros(n)
         tau[F] = xi[F] / (phi[F] - mu)
-        rest = S * S - _norm(tau) ** 2
+        rest = S * S - stable_norm(tau) ** 2
         if rest < 0:                             # no point of the sphere: not a stationary point
             continue
         tau[np.flatnonzero(U)[0]] = np.sqrt(rest)
@@ -377,9 +139,10 @@ def _enumerate(phi, V, xi, f_center, center, radius):
 
 def _require_psd(phi, what):
     scale = float(np.abs(phi).max())
-    if phi[0] < -PSD_RTOL * scale:
+    tau = spectrum_tolerance(phi.size, scale)      # the library's one PSD tolerance (svmcert._gram)
+    if phi[0] < -tau:
         raise ValueError(f"A: expected a positive semidefinite matrix ({what}), found eigenvalue "
-                         f"{phi[0]:.3g} < -{PSD_RTOL:g} * max|eigenvalue|")
+                         f"{phi[0]:.3g} < -{tau:.3g} (100 n eps max|eigenvalue|)")
 
 
 def stationary_points(A, b, center, radius):
@@ -400,7 +163,7 @@ def stationary_points(A, b, center, radius):
     -------
     list of StationaryPoint, sorted by nu.
     """
-    A, b, center, radius = _check_problem(A, b, center, radius)
+    A, b, center, radius = check_ball_problem(A, b, center, radius)
     phi, V, xi, fc = secular_data(A, b, center)
     _require_psd(phi, "the paper's enumeration needs the maximum on the sphere, Lemma D.3")
     phi_r, xi_r = _resolve(phi, xi, center, b)
@@ -458,7 +221,7 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
     """
     if method not in ("auto", "cholesky", "rightmost", "enumerate"):
         raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")
-    A, b, center, radius = _check_problem(A, b, center, radius)
+    A, b, center, radius = check_ball_problem(A, b, center, radius)
     with np.errstate(over="ignore", invalid="ignore"):
         g = A @ center + b
     if not np.all(np.isfinite(g)):                  # products overflowed: scale A and center first
@@ -467,7 +230,7 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
             g = np.ldexp(np.ldexp(A, -eA) @ np.ldexp(center, -ec), eA + ec) + b
         if not np.all(np.isfinite(g)):
             raise ValueError("A, b, center: the gradient A center + b at the centre exceeds the float64 range")
-    e_S, e_A, e_g = _exponent(radius), _exponent(float(np.abs(A).max())), _exponent(_norm(g))
+    e_S, e_A, e_g = binary_exponent(radius), binary_exponent(float(np.abs(A).max())), binary_exponent(stable_norm(g))
     if all(e is None or abs(e) <= SAFE_EXPONENT for e in (e_S, e_A, e_g)):
         return _maximize_checked(A, b, center, radius, method)
     return _maximize_scaled(A, b, g, center, radius, method, e_S, e_A, e_g)
@@ -476,8 +239,6 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
 def _maximize_checked(A, b, center, radius, method):
     """:func:`maximize_quadratic_on_ball` for validated arguments of moderate magnitude."""
     if method in ("auto", "cholesky"):
-        from .ball_newton import newton_on_checked    # imports this module: import here, not at the top
-
         trace = {}
         res = newton_on_checked(A, b, center, radius, trace)
         if res is not None:

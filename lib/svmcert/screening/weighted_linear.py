@@ -23,9 +23,9 @@ import numpy as np
 from numba import njit
 
 from .._validation import check_iterations, check_labels, check_matrix, check_positive, check_vector
-from ..signsvm.result import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 from ._weighted_dca import coordinate_step_compiled, epoch_factor_numpy
-from .weighted_svm import _check_loss, dual_domain, fenchel_young_residuals, loss_value
+from .weighted_problem import check_loss, dual_domain, fenchel_young_residuals, loss_value
 
 __all__ = ["LinearWeightedSVM", "fit_weighted_linear", "certified_radius"]
 
@@ -166,7 +166,7 @@ def fit_weighted_linear(X, y, lam, weights, loss: str = "hinge", *, tol: float =
     w = check_vector(weights, "weights", X.shape[0])
     if w.min() < 0:
         raise ValueError(f"weights: expected nonnegative entries (Definition 2.1), found {w.min():g}")
-    loss = _check_loss(loss)
+    loss = check_loss(loss)
     tol = check_positive(tol, "tol")
     max_epochs = check_iterations(max_epochs, "max_epochs")
     if engine not in ("numba", "numpy"):

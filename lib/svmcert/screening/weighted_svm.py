@@ -33,164 +33,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_iterations, check_labels, check_matrix, check_positive, check_vector
-from ..signsvm.result import ConvergenceWarning, Deadline
-from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_numpy, epoch_numpy, matvec_compiled,
-                            pivoted_cholesky)
+from .._validation import check_gram, check_iterations, check_positive, check_vector
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_numpy, epoch_numpy, pivoted_cholesky)
 from ._weighted_newton import active_set_newton, free_count, step_flops
-from .gram import check_gram
+from .weighted_problem import (LOSSES, check_dual_point, check_loss, check_weighted_problem, dual_domain,  # noqa: F401
+                               dual_objective, duality_gap, fenchel_young_residuals, linear_dual_objective,
+                               linear_primal_objective, loss_conjugate, loss_value, margins, margins_from_dual,
+                               objective_parts, parts_from_margins, primal_objective, regularised_intercept,
+                               weights_from_dual)
 
 __all__ = ["LOSSES", "WeightedSVM", "fit_weighted_svm", "loss_value", "loss_conjugate", "dual_domain",
            "fenchel_young_residuals", "regularised_intercept", "check_gram", "pivoted_cholesky", "margins",
            "primal_objective", "dual_objective", "duality_gap", "linear_primal_objective", "linear_dual_objective",
            "weights_from_dual"]
-
-LOSSES = ("hinge", "squared_hinge")
-
-
-def _check_loss(loss) -> str:
-    if loss not in LOSSES:
-        raise ValueError(f"loss: expected one of {LOSSES}, got {loss!r}")
-    return loss
-
-
-def dual_domain(loss: str = "hinge") -> tuple[float, float]:
-    """The interval where l*(-alpha) < +inf (Table 5, fifth column): [0, 1] or [0, inf)."""
-    return (0.0, 1.0) if _check_loss(loss) == "hinge" else (0.0, np.inf)
-
-
-def loss_value(t, loss: str = "hinge") -> np.ndarray:
-    """l(t) = max(0, 1 - t) (hinge) or max(0, 1 - t)^2 (squared hinge), Table 5."""
-    h = np.maximum(0.0, 1.0 - np.asarray(t, dtype=float))
-    return h if _check_loss(loss) == "hinge" else h * h
-
-
-def loss_conjugate(s, loss: str = "hinge") -> np.ndarray:
-    """Convex conjugate l*(s) = sup_t (s t - l(t)) in closed form (Table 5, fourth column).
-
-    hinge: s on [-1, 0], +inf elsewhere; squared hinge: (s^2 + 4 s)/4 for s <= 0, +inf for s > 0.
-    """
-    s = np.asarray(s, dtype=float)
-    if _check_loss(loss) == "hinge":
-        return np.where((s >= -1.0) & (s <= 0.0), s, np.inf)
-    return np.where(s <= 0.0, (s * s + 4.0 * s) / 4.0, np.inf)
-
-
-def regularised_intercept(K, scale: float = 1.0) -> np.ndarray:
-    """K + scale^2: the Gram matrix after appending a constant feature ``scale`` to every phi(x_i).
-
-    Remark 3.3: the intercept must be regularised (rho strongly convex). The model's intercept is
-    then b = scale * beta_d = scale^2 * sum_i alpha_i w_i y_i / lam.
-    """
-    K = check_matrix(K, "K")
-    scale = check_positive(scale, "scale")
-    return K + scale * scale
-
-
-def _check_problem(K, y, lam, weights, loss, psd=True, weights_name="weights"):
-    y = check_labels(y)
-    K = check_gram(K, y.shape[0], psd=psd)
-    lam = check_positive(lam, "lam")
-    w = check_vector(weights, weights_name, y.shape[0])
-    if w.min() < 0:
-        raise ValueError(f"{weights_name}: expected nonnegative entries (Definition 2.1), found {w.min():g}")
-    return K, y, lam, w, _check_loss(loss)
-
-
-def _check_dual_point(alpha, n, loss, name="alpha"):
-    alpha = check_vector(alpha, name, n)
-    lo, hi = dual_domain(loss)
-    if alpha.size and (alpha.min() < lo or alpha.max() > hi):
-        raise ValueError(f"{name}: expected every entry in the dual domain [{lo:g}, {hi:g}] of the {loss} loss "
-                         f"(Table 5), found range [{alpha.min():g}, {alpha.max():g}]")
-    return alpha
-
-
-def _margins(alpha, K, y, lam, w):
-    v = y * w * alpha
-    Kv = matvec_compiled(K, v) if K.flags.c_contiguous and K.dtype == np.float64 else K @ v
-    return y * Kv / lam
-
-
-def _parts(alpha, K, y, lam, w, loss):
-    """Margins m, sum w l(m), sum w (-l*(-alpha)), lam ||beta||^2 and the Fenchel-Young gap."""
-    return _parts_from_margins(_margins(alpha, K, y, lam, w), alpha, y, w, loss)
-
-
-def fenchel_young_residuals(m, alpha, loss: str = "hinge") -> np.ndarray:
-    """l(m_i) + l*(-alpha_i) + alpha_i m_i >= 0 per sample (zero iff link (7) holds), in the
-    rounding-safe forms max(0, 1 - m) - alpha (1 - m) (hinge) and (1 - m - alpha/2)^2 for m < 1,
-    alpha (m - 1) + alpha^2/4 otherwise (squared hinge). ``alpha`` must lie in the dual domain."""
-    m = np.asarray(m, dtype=float)
-    alpha = np.asarray(alpha, dtype=float)
-    if _check_loss(loss) == "hinge":
-        return np.maximum(0.0, 1.0 - m) - alpha * (1.0 - m)
-    return np.where(m < 1.0, (1.0 - m - 0.5 * alpha) ** 2, alpha * (m - 1.0) + 0.25 * alpha * alpha)
-
-
-def _parts_from_margins(m, alpha, y, w, loss):
-    risk = float(w @ loss_value(m, loss))
-    neg_conj = alpha if loss == "hinge" else alpha - 0.25 * alpha * alpha
-    dual_lin = float(w @ neg_conj)
-    quad = float((w * alpha) @ m)                 # lam ||beta||^2 = <u, m>
-    return m, risk, dual_lin, quad, float(w @ fenchel_young_residuals(m, alpha, loss))
-
-
-def margins(alpha, K, y, lam, weights) -> np.ndarray:
-    """m_i = y_i <phi(x_i), beta(alpha)> with beta(alpha) = sum_j alpha_j w_j y_j phi(x_j) / lam (eq. 6)."""
-    K, y, lam, w, _ = _check_problem(K, y, lam, weights, "hinge", psd=False)
-    return _margins(check_vector(alpha, "alpha", y.shape[0]), K, y, lam, w)
-
-
-def primal_objective(alpha, K, y, lam, weights, loss: str = "hinge") -> float:
-    """P_w(beta(alpha)) of eq. (2), with beta(alpha) from link (6), in kernel form."""
-    K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=False)
-    _, risk, _, quad, _ = _parts(check_vector(alpha, "alpha", y.shape[0]), K, y, lam, w, loss)
-    return risk + 0.5 * quad
-
-
-def dual_objective(alpha, K, y, lam, weights, loss: str = "hinge") -> float:
-    """D_w(alpha) of eq. (4) in kernel form; ``alpha`` must lie in the dual domain (Table 5)."""
-    K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=False)
-    _, _, dual_lin, quad, _ = _parts(_check_dual_point(alpha, y.shape[0], loss), K, y, lam, w, loss)
-    return dual_lin - 0.5 * quad
-
-
-def duality_gap(alpha, K, y, lam, weights, loss: str = "hinge") -> float:
-    """P_w(beta(alpha)) - D_w(alpha) (eq. 10), as the sum of Fenchel-Young residuals (each >= 0)."""
-    K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=False)
-    return _parts(_check_dual_point(alpha, y.shape[0], loss), K, y, lam, w, loss)[4]
-
-
-def linear_primal_objective(beta, X, y, lam, weights, loss: str = "hinge") -> float:
-    """P_w(beta) of eq. (2) with explicit features: sum_i w_i l(y_i x_i^T beta) + lam/2 ||beta||^2."""
-    X = check_matrix(X, "X")
-    y = check_labels(y, X.shape[0])
-    beta = check_vector(beta, "beta", X.shape[1])
-    lam = check_positive(lam, "lam")
-    w = check_vector(weights, "weights", X.shape[0])
-    return float(w @ loss_value(y * (X @ beta), loss)) + 0.5 * lam * float(beta @ beta)
-
-
-def linear_dual_objective(alpha, X, y, lam, weights, loss: str = "hinge") -> float:
-    """D_w(alpha) of eq. (4) with explicit features: -sum w_i l*(-alpha_i) - ||X^T (y w alpha)||^2 / (2 lam)."""
-    X = check_matrix(X, "X")
-    y = check_labels(y, X.shape[0])
-    lam = check_positive(lam, "lam")
-    w = check_vector(weights, "weights", X.shape[0])
-    alpha = _check_dual_point(alpha, X.shape[0], _check_loss(loss))
-    v = X.T @ (y * w * alpha)
-    return float(-(w @ loss_conjugate(-alpha, loss))) - float(v @ v) / (2.0 * lam)
-
-
-def weights_from_dual(alpha, X, y, lam, weights) -> np.ndarray:
-    """Link (6) for rho = lam/2 ||.||^2: beta = grad rho*((w X_check)^T alpha) = X^T (y w alpha) / lam."""
-    X = check_matrix(X, "X")
-    y = check_labels(y, X.shape[0])
-    alpha = check_vector(alpha, "alpha", X.shape[0])
-    w = check_vector(weights, "weights", X.shape[0])
-    return X.T @ (y * w * alpha) / check_positive(lam, "lam")
-
 
 @dataclass
 class WeightedSVM:
@@ -281,7 +138,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         one exists: the search stops once it would cost more than a few epochs), True (any rank
         < n) or False (always work on K).
     check_psd : ``"auto"`` (default): a Cholesky proof for n <= 1000 and tests that can only
-        refute positive semidefiniteness above (:mod:`svmcert.screening.gram`); True: always the
+        refute positive semidefiniteness above (:mod:`svmcert._gram`); True: always the
         Cholesky proof (O(n^3 / 3)); False: none. Whatever the setting, a certificate whose
         quadratic term lam ||beta||^2 = u^T Q u / lam comes out negative beyond rounding proves K
         indefinite and raises ValueError.
@@ -306,7 +163,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     """
     if check_psd not in (True, False, "auto"):
         raise ValueError(f"check_psd: expected True, False or 'auto', got {check_psd!r}")
-    K, y, lam, w, loss = _check_problem(K, y, lam, weights, loss, psd=check_psd)
+    K, y, lam, w, loss = check_weighted_problem(K, y, lam, weights, loss, psd=check_psd)
     tol = check_positive(tol, "tol")
     max_epochs = check_iterations(max_epochs, "max_epochs")
     if engine not in ("numba", "numpy"):
@@ -330,7 +187,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     quad_floor = -100.0 * n * np.finfo(float).eps * max(float(np.max(np.diag(K))), 0.0) / lam
 
     def note(m, alpha_now, exact=True):
-        _, risk, dual_lin, quad, gap = _parts_from_margins(m, alpha_now, y, w, loss)
+        _, risk, dual_lin, quad, gap = parts_from_margins(m, alpha_now, y, w, loss)
         if quad < quad_floor * float(w @ alpha_now) ** 2:
             if not exact:      # incrementally updated margins drift: certify nothing, recompute them
                 return np.inf, -np.inf, np.inf, False
@@ -359,14 +216,14 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
             t_epoch = max(t_epoch, (time.perf_counter() - t0) / chunk)
             epoch += chunk
             v = G.T @ (y * w * alpha) / lam        # O(n r): no drift of the incremental updates
-    m = _margins(alpha, K, y, lam, w)              # phase 2: epochs on K, certified from K
+    m = margins_from_dual(alpha, K, y, lam, w)              # phase 2: epochs on K, certified from K
     step = epoch_compiled if engine == "numba" else epoch_numpy
     fresh, work, newton_work, t_epoch = True, 0.0, 0.0, 0.0
     while True:
         P, D, gap, done = note(m, alpha, exact=fresh)
         stop = done or epoch >= max_epochs or not deadline.allows(t_epoch)
         if stop and not fresh:
-            m = _margins(alpha, K, y, lam, w)      # never certify from incrementally updated margins
+            m = margins_from_dual(alpha, K, y, lam, w)      # never certify from incrementally updated margins
             P, D, gap, done = note(m, alpha)
             fresh = True
             # the fresh margins may withdraw a "done" seen on the incremental ones: then go on
@@ -382,7 +239,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         work += n * (moved + 1.0)
         fresh = epoch % 16 == 0
         if fresh:
-            m = _margins(alpha, K, y, lam, w)
+            m = margins_from_dual(alpha, K, y, lam, w)
         if newton:
             n_free = free_count(alpha, w, squared)
             allowance = NEWTON_WORK_RATIO * work - newton_work

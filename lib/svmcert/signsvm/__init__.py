@@ -21,7 +21,8 @@ __all__ = [
 ]
 
 from .frank_wolfe import frank_wolfe  # noqa: E402
-from .result import ConvergenceWarning, SolverResult  # noqa: E402
+from ..exceptions import ConvergenceWarning  # noqa: E402
+from .result import SolverResult  # noqa: E402
 from .line_search import LineSearch, line_search, line_search_pieces_quadratic  # noqa: E402
 
 __all__ += ["line_search", "line_search_pieces_quadratic", "LineSearch", "frank_wolfe", "SolverResult",
@@ -31,7 +32,7 @@ from .estimator import SignConstrainedSVC  # noqa: E402
 from .interior_point import interior_point  # noqa: E402
 from .solve import SOLVERS, solve  # noqa: E402
 
-__all__ += ["dual_coordinate_ascent", "interior_point", "solve", "SignConstrainedSVC"]
+__all__ += ["dual_coordinate_ascent", "interior_point", "solve", "SOLVERS", "SignConstrainedSVC"]
 from .bounds import curvature_bound, frank_wolfe_iteration_bound  # noqa: E402
 from .projected_gradient import project_ball, project_ball_sign, projected_gradient  # noqa: E402
 

@@ -36,7 +36,6 @@ import numpy as np
 import scipy.linalg as sla
 
 from .bounded_lsq import bvls, lstsq_flops
-from .objectives import _project
 from .result import Certificate, certificate
 
 __all__ = ["polish_active_set", "iteration_flops", "MAX_FREE", "BVLS_MAX_SOLVES"]
@@ -172,7 +171,7 @@ def polish_active_set(Z, lam, sign, alpha, omega, tol: float, max_iter: int = 20
         omega_b = Z.T @ b / lam_n
         clipped = np.clip(b, 0.0, 1.0)
         omega_c = omega_b if np.array_equal(clipped, b) else Z.T @ clipped / lam_n
-        cert = certificate(omega_c, clipped, Z, lam, sign, _project)
+        cert = certificate(omega_c, clipped, Z, lam, sign)
         if cert.relative_gap_below(tol):
             return end("certified", (clipped, cert))
         G = Z @ np.where(J, omega_b, 0.0) - 1.0   # y_i <x_i, w> - 1 with w_J = omega_J

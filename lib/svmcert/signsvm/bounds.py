@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .._validation import check_alpha, check_matrix, check_positive, check_sign, check_vector, check_X_y
-from .objectives import _project
+from .objectives import sign_projection
 
 __all__ = [
     "max_row_norm",
@@ -212,7 +212,7 @@ def frank_wolfe_iteration_bound(X, lam, eps) -> int:
 def _dual_parts(A: np.ndarray, Z: np.ndarray, lam: float, sign: np.ndarray):
     """omega and w(alpha) for each row of A (shape (m, n)); Z has rows y_i x_i."""
     omega = A @ Z / (lam * Z.shape[0])
-    return omega, _project(omega, sign)
+    return omega, sign_projection(omega, sign)
 
 
 def _bregman_rows(A, B, Z, lam, sign):
@@ -293,11 +293,11 @@ def curvature_ratios_gammas(X, y, lam, sign, x, u, gammas) -> np.ndarray:
     Z = y[:, None] * X
     om_x = x @ Z / (lam * Z.shape[0])
     om_d = u @ Z / (lam * Z.shape[0]) - om_x
-    w_x = _project(om_x, sign)
+    w_x = sign_projection(om_x, sign)
     out = np.empty((x.shape[0], gammas.size))
     for k, g in enumerate(gammas):
         om_y = om_x + g * om_d
-        w_y = _project(om_y, sign)
+        w_y = sign_projection(om_y, sign)
         diff = w_y - w_x
         breg = 0.5 * lam * np.einsum("ij,ij->i", diff, diff) - lam * np.einsum("ij,ij->i", w_x, om_y - w_y)
         out[:, k] = 2.0 / g ** 2 * breg

@@ -21,13 +21,42 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_iterations, check_positive, check_sign, check_vector, check_X_y
-from .active_set import polish_active_set
-from .objectives import _project
-from ._signed_rows import SignedRows
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
+from typing import NamedTuple
 
-__all__ = ["coordinate_step", "dual_coordinate_ascent"]
+from .._validation import check_iterations, check_positive, check_vector
+from .active_set import polish_active_set
+from ._signed_rows import SignedRows
+from .problem import SignSVMProblem, check_time_limit, make_problem
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
+
+__all__ = ["run_coordinate_ascent", "coordinate_step", "dual_coordinate_ascent", "DCAOptions", "dca_options"]
+
+
+class DCAOptions(NamedTuple):
+    """The validated options of :func:`dual_coordinate_ascent` (see its parameters)."""
+
+    tol: float = 1e-6
+    max_epochs: int = 10000
+    seed: int = 0
+    record_history: bool = True
+    engine: str = "numba"
+    shrinking: bool = True
+    polish: bool = True
+    time_limit: float | None = None
+
+
+def dca_options(tol=1e-6, max_epochs=10000, seed=0, record_history=True, engine="numba", shrinking=True,
+                polish=True, time_limit=None) -> DCAOptions:
+    """Check the options of :func:`dual_coordinate_ascent` once; a ValueError names the bad one."""
+    if engine not in ("numba", "numpy"):
+        raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
+    for name, flag in (("shrinking", shrinking), ("polish", polish)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name}: expected True or False, got {flag!r}")
+    return DCAOptions(check_positive(tol, "tol"), check_iterations(max_epochs, "max_epochs"), seed,
+                      bool(record_history), engine, bool(shrinking), bool(polish), check_time_limit(time_limit))
 
 
 def coordinate_step(omega_s, v, sign_s, lam_n, lo, hi) -> float:
@@ -145,41 +174,48 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     >>> bool(res.converged and res.gap <= 1e-6 * res.primal)
     True
     """
-    X, y = check_X_y(X, y)
-    lam = check_positive(lam, "lam")
-    tol = check_positive(tol, "tol")
-    sign = check_sign(sign, X.shape[1])
-    max_epochs = check_iterations(max_epochs, "max_epochs")
-    if engine not in ("numba", "numpy"):
-        raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
-    for name, flag in (("shrinking", shrinking), ("polish", polish)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise ValueError(f"{name}: expected True or False, got {flag!r}")
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
-    n = X.shape[0]
-    lam_n = lam * n
-    Z = SignedRows(X, y)
-    alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
+    p = make_problem(X, y, lam, sign)
+    opts = dca_options(tol, max_epochs, seed, record_history, engine, shrinking, polish, time_limit)
+    alpha0 = None if alpha0 is None else check_vector(alpha0, "alpha0", p.n)
+    return run_coordinate_ascent(p, opts, alpha0)
+
+
+class _State(NamedTuple):
+    """What a run carries from pass to pass besides alpha and omega."""
+
+    Z: SignedRows
+    csr: tuple
+    layout: tuple | None
+    hist: History
+    deadline: Deadline
+
+
+def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> SolverResult:
+    """:func:`dual_coordinate_ascent` on a validated problem and options (``alpha0`` a float vector
+    of length n or None)."""
+    n, lam_n, sign, tol, max_epochs = p.n, p.lam_n, p.sign, opts.tol, opts.max_epochs
+    Z = SignedRows(p.X, p.y)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, 1.0)
     omega = Z.T @ alpha / lam_n
     start = time.perf_counter()
     hist = History(start)
     hist["polish"] = []
-    deadline = Deadline(time_limit, start)
+    deadline = Deadline(opts.time_limit, start)
+    record_history, engine = opts.record_history, opts.engine
+    layout = None
     if engine == "numpy":
-        indptr, indices, values = _csr_numpy(X, y / lam_n)
+        indptr, indices, values = _csr_numpy(p.X, p.y / lam_n)
     else:
         from ._dca_kernel import epoch as compiled_epoch, row_layout, scaled_csr
 
-        indptr, indices, values = scaled_csr(np.ascontiguousarray(X), y / lam_n)   # rows of Z / (lam n)
+        indptr, indices, values = scaled_csr(np.ascontiguousarray(p.X), p.y / lam_n)   # rows of Z / (lam n)
         layout = row_layout(indptr, indices, values, sign)
-        if shrinking:
-            return _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, (indptr, indices, values),
-                                   layout, hist, record_history, polish, deadline)
-    rng = np.random.default_rng(seed)
+        if opts.shrinking:
+            return _shrinking_loop(p, opts, alpha, omega, _State(Z, (indptr, indices, values), layout, hist, deadline))
+    rng = np.random.default_rng(opts.seed)
     converged, epoch, t_epoch = False, 0, 0.0
     while True:
-        cert = certificate(omega, alpha, Z, lam, sign, _project)
+        cert = certificate(omega, alpha, Z, p.lam, sign)
         if record_history:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
@@ -247,18 +283,19 @@ POLISH_FLOP_RATE = 1e9
 (a conservative rate for one core; BLAS-3 products run faster)."""
 
 
-def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, csr, layout, hist, record, polish,
-                    deadline):
+def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _State):
     """Passes with shrinking (:func:`._dca_kernel.run_shrinking`) between certificates, and
     active-set polishing (:func:`.active_set.polish_active_set`) after each round."""
     from ._dca_kernel import run_shrinking, seed as seed_kernel
 
-    lam_n = lam * Z.shape[0]
+    Z, csr, layout, hist, deadline = state
+    lam, lam_n, sign, tol, max_epochs = p.lam, p.lam_n, p.sign, opts.tol, opts.max_epochs
+    seed, record, polish = opts.seed, opts.record_history, opts.polish
     nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = SHRINKING_EPS0, 0
     t_pass = None                               # seconds of the slowest pass so far
-    cert = certificate(omega, alpha, Z, lam, sign, _project)
+    cert = certificate(omega, alpha, Z, lam, sign)
     if record:
         hist.add(cert, time.perf_counter())
     while not cert.relative_gap_below(tol) and epochs < max_epochs:
@@ -275,7 +312,7 @@ def _shrinking_loop(Z, lam, sign, tol, max_epochs, seed, alpha, omega, csr, layo
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
-        cert = certificate(omega, alpha, Z, lam, sign, _project)
+        cert = certificate(omega, alpha, Z, lam, sign)
         if record:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):

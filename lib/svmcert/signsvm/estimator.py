@@ -12,7 +12,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_iterations, check_positive, check_sign, reject_sparse
-from .solve import SOLVERS, solve
+from .problem import SignSVMProblem
+from .solve import SOLVERS, solve_problem
 
 __all__ = ["SignConstrainedSVC"]
 
@@ -118,7 +119,8 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
         options = {key: max_iter}
         if self.solver in ("auto", "dual-coordinate"):
             options["seed"] = int(self.random_state)
-        res = solve(X, ypm, lam, sign, solver=self.solver, tol=tol, **options)
+        # X, y and sign are checked above, once: the solver takes the problem as it is
+        res = solve_problem(SignSVMProblem(X, ypm, lam, sign), solver=self.solver, tol=tol, **options)
         w = res.w
         if self.fit_intercept:
             self.coef_, self.intercept_ = w[:-1][None, :], np.array([w[-1] * float(self.intercept_scaling)])

@@ -13,12 +13,14 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_iterations, check_positive, check_sign, check_vector, check_X_y
+from .._validation import check_iterations, check_positive, check_vector
 from .line_search import maximize_pieces, pieces_sweep
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
-from .objectives import _project
+from .problem import SignSVMProblem, check_time_limit, make_problem
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
 
-__all__ = ["SolverResult", "ConvergenceWarning", "frank_wolfe"]
+__all__ = ["run_frank_wolfe", "SolverResult", "ConvergenceWarning", "frank_wolfe"]
 
 
 def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000, alpha0=None,
@@ -46,16 +48,17 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
     >>> bool(res.converged and res.gap <= 1e-4 * res.primal)
     True
     """
-    X, y = check_X_y(X, y)
-    lam = check_positive(lam, "lam")
-    tol = check_positive(tol, "tol")
-    sign = check_sign(sign, X.shape[1])
-    max_iter = check_iterations(max_iter, "max_iter")
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
-    n = X.shape[0]
+    p = make_problem(X, y, lam, sign)
+    alpha0 = None if alpha0 is None else check_vector(alpha0, "alpha0", p.n)
+    return run_frank_wolfe(p, check_positive(tol, "tol"), check_iterations(max_iter, "max_iter"), alpha0, bool(record_history),
+                check_time_limit(time_limit))
+
+
+def run_frank_wolfe(p: SignSVMProblem, tol: float, max_iter: int, alpha0, record_history: bool, time_limit) -> SolverResult:
+    """:func:`frank_wolfe` on a validated problem and options."""
+    X, y, lam, sign, n = p.X, p.y, p.lam, p.sign, p.n
     Z = y[:, None] * X
-    alpha = np.zeros(n) if alpha0 is None else np.clip(check_vector(alpha0, "alpha0", n), 0.0, 1.0)
+    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, 1.0)
     omega = Z.T @ alpha / (lam * n)
     start = time.perf_counter()
     hist = History(start)
@@ -63,7 +66,7 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
     converged = False
     it, t_iter = 0, 0.0
     while True:
-        cert = certificate(omega, alpha, Z, lam, sign, _project)
+        cert = certificate(omega, alpha, Z, lam, sign)
         if record_history:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
@@ -85,6 +88,6 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
         reason = f"max_iter={max_iter}" if it >= max_iter else f"time_limit={time_limit:g} s"
         warnings.warn(f"frank_wolfe: stopped at {reason} with relative duality gap "
                       f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
-                      ConvergenceWarning, stacklevel=2)
+                      ConvergenceWarning, stacklevel=3)
     return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=it,
                         converged=converged, history=hist if record_history else {})

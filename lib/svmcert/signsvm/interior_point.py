@@ -39,12 +39,15 @@ import numpy as np
 import scipy.linalg as sla
 from scipy.linalg.blas import dsyrk
 
-from .._validation import check_iterations, check_positive, check_sign, check_X_y
+from .._validation import check_iterations, check_positive
 from ._signed_rows import SignedRows
-from .objectives import _project
-from .result import ConvergenceWarning, Deadline, History, SolverResult, certificate
+from .objectives import sign_projection
+from .problem import SignSVMProblem, check_time_limit, make_problem
+from .._budget import Deadline
+from ..exceptions import ConvergenceWarning
+from .result import History, SolverResult, certificate
 
-__all__ = ["interior_point", "IPM_MAX_ITER"]
+__all__ = ["run_interior_point", "interior_point", "IPM_MAX_ITER"]
 
 IPM_MAX_ITER = 200
 """Default cap on Newton iterations. Measured on the 224-cell grid of
@@ -141,17 +144,14 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
     >>> bool(res.converged and res.gap <= 1e-6 * res.primal)
     True
     """
-    X, y = check_X_y(X, y)
-    lam = check_positive(lam, "lam")
-    tol = check_positive(tol, "tol")
-    sign = check_sign(sign, X.shape[1])
-    max_iter = check_iterations(max_iter, "max_iter")
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
-    return _run(X, y, lam, sign, tol, max_iter, time_limit, record_history)
+    p = make_problem(X, y, lam, sign)
+    return run_interior_point(p, check_positive(tol, "tol"), check_iterations(max_iter, "max_iter"), check_time_limit(time_limit),
+                bool(record_history))
 
 
-def _run(X, y, lam, sign, tol, max_iter, time_limit, record_history, start=None):
+def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit, record_history: bool, start=None) -> SolverResult:
+    """:func:`interior_point` on a validated problem and options."""
+    X, y, lam, sign = p.X, p.y, p.lam, p.sign
     start = time.perf_counter() if start is None else start
     deadline = Deadline(time_limit, start)
     n, d = X.shape
@@ -259,8 +259,8 @@ def _run(X, y, lam, sign, tol, max_iter, time_limit, record_history, start=None)
 def _certify(Z, w, alpha, lam, sign, c):
     """The certificate of the iterate: D(clip(alpha)) against the better of P(w), P(w(alpha))."""
     a = np.clip(alpha, 0.0, 1.0)
-    cert = certificate(Z.T @ a / c, a, Z, lam, sign, _project)
-    w_feasible = _project(w, sign)
+    cert = certificate(Z.T @ a / c, a, Z, lam, sign)
+    w_feasible = sign_projection(w, sign)
     p = 0.5 * lam * float(w_feasible @ w_feasible) + float(np.maximum(0.0, 1.0 - Z @ w_feasible).mean())
     if p < cert.primal:
         cert = type(cert)(w_feasible, None, p, cert.dual)

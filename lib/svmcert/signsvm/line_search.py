@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_vector, check_X_y
-from .objectives import _omega, _validate_dual_args
+from .objectives import unprojected_weights, check_dual_args
 
 __all__ = ["LineSearch", "line_search", "line_search_pieces_quadratic", "maximize_pieces", "pieces_sweep"]
 
@@ -57,7 +57,7 @@ def _alpha_u(alpha, u, X, y):
 
 
 def _line_data(alpha, u_or_q, X, y, lam, sign, name):
-    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
     q = check_vector(u_or_q, name, X.shape[0])
     end = alpha + q
     if end.min() < -1e-12 or end.max() > 1 + 1e-12:
@@ -65,7 +65,7 @@ def _line_data(alpha, u_or_q, X, y, lam, sign, name):
                          f"[{end.min():g}, {end.max():g}]")
     n = X.shape[0]
     with np.errstate(over="ignore", invalid="ignore"):
-        w0 = _omega(alpha, X, y, lam)
+        w0 = unprojected_weights(alpha, X, y, lam)
         wq = X.T @ (y * q) / (lam * n)
     if not (np.isfinite(w0).all() and np.isfinite(wq).all()):
         raise ValueError(f"X, lam: omega = X^T (y alpha) / (lam n) is beyond the float64 range "

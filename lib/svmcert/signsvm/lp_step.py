@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .objectives import _validate_dual_args, _weights
+from .objectives import check_dual_args, weights_unchecked
 
 __all__ = ["lp_step"]
 
@@ -34,7 +34,7 @@ def lp_step(alpha, X, y, lam, sign=None) -> np.ndarray:
     subproblem (13) as a minimisation and the cost summary as u_i = 1(1 <= z_i); both contradict
     eq. (14). The book's errata page shows the smallest counterexample.
     """
-    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
-    w = _weights(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    w = weights_unchecked(alpha, X, y, lam, sign)
     z = y * (X @ w)
     return (z < 1.0).astype(np.float64)

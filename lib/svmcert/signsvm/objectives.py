@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import check_alpha, check_positive, check_sign, check_vector, check_X_y
 
-__all__ = [
+__all__ = ["sign_projection", 
     "project_sign",
     "primal_objective",
     "dual_objective",
@@ -22,8 +22,9 @@ __all__ = [
 ]
 
 
-def _project(v: np.ndarray, sign: np.ndarray) -> np.ndarray:
-    # Coordinates whose sign disagrees with the constraint are clipped to 0 (eq. 7).
+def sign_projection(v: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    """Pi_S(v) of eq. (7) for validated float arrays: the coordinates whose sign disagrees with the
+    constraint are set to 0 (:func:`project_sign` is the validating door)."""
     return np.where(sign * v < 0.0, 0.0, v)
 
 
@@ -43,7 +44,7 @@ def project_sign(v, sign=None) -> np.ndarray:
     """
     v = check_vector(v, "v")
     sign = check_sign(sign, v.shape[0])
-    return _project(v, sign)
+    return sign_projection(v, sign)
 
 
 def _hinge_mean(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
@@ -58,16 +59,19 @@ def primal_objective(w, X, y, lam) -> float:
     return 0.5 * lam * float(w @ w) + _hinge_mean(w, X, y)
 
 
-def _omega(alpha: np.ndarray, X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
-    # The unprojected vector X alpha / (lam n) in the paper's notation (X with columns y_i x_i).
+def unprojected_weights(alpha: np.ndarray, X: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
+    """X^T (y alpha) / (lam n): the weights before the sign projection (the paper's X alpha / (lam n)
+    with columns y_i x_i), for validated arguments."""
     return X.T @ (y * alpha) / (lam * X.shape[0])
 
 
-def _weights(alpha, X, y, lam, sign):
-    return _project(_omega(alpha, X, y, lam), sign)
+def weights_unchecked(alpha, X, y, lam, sign):
+    """:func:`weights_from_dual` for arguments already validated (:func:`check_dual_args`)."""
+    return sign_projection(unprojected_weights(alpha, X, y, lam), sign)
 
 
-def _validate_dual_args(alpha, X, y, lam, sign):
+def check_dual_args(alpha, X, y, lam, sign):
+    """Validate (alpha, X, y, lam, sign) once at a public door of the dual objective's functions."""
     X, y = check_X_y(X, y)
     alpha = check_alpha(alpha, X.shape[0])
     lam = check_positive(lam, "lam")
@@ -77,14 +81,14 @@ def _validate_dual_args(alpha, X, y, lam, sign):
 
 def weights_from_dual(alpha, X, y, lam, sign=None) -> np.ndarray:
     """w(alpha) = Pi_S(X alpha / (lam n)), the primal point attached to alpha (eq. 9)."""
-    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
-    return _weights(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    return weights_unchecked(alpha, X, y, lam, sign)
 
 
 def dual_objective(alpha, X, y, lam, sign=None) -> float:
     """D(alpha) = -lam/2 ||w(alpha)||^2 + (1/n) <1, alpha>  (eq. 9)."""
-    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
-    w = _weights(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    w = weights_unchecked(alpha, X, y, lam, sign)
     return -0.5 * lam * float(w @ w) + float(alpha.sum()) / X.shape[0]
 
 
@@ -102,6 +106,6 @@ def dual_gradient(alpha, X, y, lam, sign=None) -> np.ndarray:
     is a closed convex cone (Moreau decomposition), so the chain rule through omega = X alpha/(lam n)
     gives lam * (X^T Pi_S(omega)) / (lam n) for the quadratic term.
     """
-    alpha, X, y, lam, sign = _validate_dual_args(alpha, X, y, lam, sign)
-    w = _weights(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    w = weights_unchecked(alpha, X, y, lam, sign)
     return (1.0 - y * (X @ w)) / X.shape[0]

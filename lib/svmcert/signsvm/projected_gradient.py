@@ -28,9 +28,10 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import ConvergenceWarning
 from .._validation import check_positive, check_sign, check_vector, check_X_y
-from .objectives import _project
-from .result import ConvergenceWarning, SolverResult
+from .objectives import sign_projection
+from .result import SolverResult
 
 __all__ = ["project_ball", "project_ball_sign", "projected_gradient", "ball_radius", "primal_subgradient"]
 
@@ -83,7 +84,7 @@ def project_ball_sign(w, sign, radius) -> np.ndarray:
     w = check_vector(w, "w")
     sign = check_sign(sign, w.shape[0])
     radius = check_positive(radius, "radius")
-    return _ball(_project(w, sign), radius)
+    return _ball(sign_projection(w, sign), radius)
 
 
 def _subgradient_parts(w, X, y, lam, n):
@@ -104,7 +105,7 @@ def _subgradient(w, X, y, lam, n):
 
 def _dual_value(v, mean_alpha, lam, sign):
     """D(alpha) of eq. (9) from v = X^T (y alpha) / n and mean(alpha)."""
-    w = _project(v / lam, sign)
+    w = sign_projection(v / lam, sign)
     return -0.5 * lam * float(w @ w) + mean_alpha
 
 
@@ -202,7 +203,7 @@ def projected_gradient(X, y, lam, sign=None, n_iter: int = 1000, record_history:
             hist["w_norm"].append(float(np.linalg.norm(w)))
             hist["seconds"].append(time.perf_counter() - start)
         if t < n_iter:
-            w = _ball(_project(w - g / (lam * t), sign), radius)
+            w = _ball(sign_projection(w - g / (lam * t), sign), radius)
     if record_history:
         hist["best_iteration"] = best_t
     alpha = np.asarray(best_alpha, dtype=float)

@@ -2,42 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._budget import Deadline  # noqa: F401  (re-exported: the solvers import it from here)
+from ..exceptions import ConvergenceWarning  # noqa: F401  (re-exported: the contract names it here)
+from .objectives import sign_projection
+
 __all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "Deadline"]
-
-
-class ConvergenceWarning(UserWarning):
-    """A solver stopped at its iteration limit or time limit before reaching the requested tolerance."""
-
-
-class Deadline:
-    """A wall-clock budget of ``time_limit`` seconds from ``start`` (None: no limit).
-
-    ``remaining()`` is the time left (inf without a limit); ``allows(seconds)`` says whether a
-    step expected to take ``seconds`` would end before the limit; ``passed()`` whether the limit
-    is reached.
-    """
-
-    def __init__(self, time_limit, start: float):
-        self.time_limit = time_limit
-        self.end = None if time_limit is None else start + float(time_limit)
-
-    @property
-    def limited(self) -> bool:
-        return self.end is not None
-
-    def remaining(self) -> float:
-        return np.inf if self.end is None else self.end - time.perf_counter()
-
-    def allows(self, seconds: float) -> bool:
-        return self.end is None or time.perf_counter() + seconds <= self.end
-
-    def passed(self) -> bool:
-        return self.end is not None and time.perf_counter() >= self.end
 
 
 @dataclass
@@ -83,12 +56,12 @@ class Certificate:
         return self.gap <= tol * max(self.primal, np.finfo(float).tiny)
 
 
-def certificate(omega, alpha, Z, lam, sign, project) -> Certificate:
+def certificate(omega, alpha, Z, lam, sign) -> Certificate:
     """Evaluate the certificate from omega = Z^T alpha / (lam n): one O(nd) product Z w.
 
-    ``Z`` has rows y_i x_i; ``project`` is the projection onto the sign-constrained set.
+    ``Z`` has rows y_i x_i; w = Pi_S(omega) (eq. 7).
     """
-    w = project(omega, sign)
+    w = sign_projection(omega, sign)
     z = Z @ w
     half = 0.5 * lam * float(w @ w)
     primal = half + float(np.maximum(0.0, 1.0 - z).mean())

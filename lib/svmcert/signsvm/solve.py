@@ -26,14 +26,15 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_iterations, check_positive, check_sign, check_two_classes, check_X_y
-from .coordinate_ascent import dual_coordinate_ascent
-from .frank_wolfe import frank_wolfe
-from .interior_point import IPM_MAX_ITER, interior_point
-from .interior_point import _run as run_interior_point
-from .result import ConvergenceWarning, SolverResult
+from .._validation import check_iterations, check_positive, check_vector
+from .coordinate_ascent import dca_options, run_coordinate_ascent
+from .frank_wolfe import run_frank_wolfe
+from .interior_point import IPM_MAX_ITER, run_interior_point
+from .problem import SignSVMProblem, check_time_limit, make_problem
+from ..exceptions import ConvergenceWarning
+from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
 
@@ -129,38 +130,55 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
-    X, y = check_X_y(X, y)
-    check_two_classes(y)
-    if time_limit is not None:
-        time_limit = check_positive(time_limit, "time_limit")
+    return solve_problem(make_problem(X, y, lam, sign, two_classes=True), solver, tol, time_limit=time_limit,
+                         **options)
+
+
+def solve_problem(p: SignSVMProblem, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
+                  **options) -> SolverResult:
+    """:func:`solve` on a problem whose data were validated (:func:`~.problem.make_problem`): the
+    door the estimator uses after its own checks. The options are checked here, once."""
+    if solver not in SOLVERS:
+        raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
+    tol, time_limit = check_positive(tol, "tol"), check_time_limit(time_limit)
     if solver == "interior-point":
-        return interior_point(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+        return run_interior_point(p, tol, check_iterations(options.pop("max_iter", IPM_MAX_ITER), "max_iter"), time_limit,
+                        bool(options.pop("record_history", True)), **_no_more(options))
     if solver == "frank-wolfe":
-        return frank_wolfe(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+        alpha0 = options.pop("alpha0", None)
+        return run_frank_wolfe(p, tol, check_iterations(options.pop("max_iter", 10_000), "max_iter"),
+                       None if alpha0 is None else check_vector(alpha0, "alpha0", p.n),
+                       bool(options.pop("record_history", True)), time_limit, **_no_more(options))
     if solver == "dual-coordinate" or any(key in options for key in _DCA_ONLY):
-        res = dual_coordinate_ascent(X, y, lam, sign, tol=tol, time_limit=time_limit, **options)
+        alpha0 = options.pop("alpha0", None)
+        opts = dca_options(tol=tol, time_limit=time_limit, **options)
+        res = run_coordinate_ascent(p, opts, None if alpha0 is None else check_vector(alpha0, "alpha0", p.n))
         if solver == "auto":
             res.history["method"] = ["dual-coordinate"]
         return res
-    return _auto(X, y, lam, sign, tol, time_limit, **options)
+    return _auto(p, tol, time_limit, **options)
 
 
-def _auto(X, y, lam, sign, tol, time_limit, max_iter=None, seed=0, record_history=True) -> SolverResult:
-    lam = check_positive(lam, "lam")
-    tol = check_positive(tol, "tol")
-    sign = check_sign(sign, X.shape[1])
+def _no_more(options: dict) -> dict:
+    if options:
+        raise ValueError(f"options: not an option of this solver: {sorted(options)}")
+    return {}
+
+
+def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_history=True) -> SolverResult:
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
-    n, d = X.shape
-    plan, passes = auto_plan(n, d, int(np.count_nonzero(X)), lam)
+    n, d = p.n, p.d
+    plan, passes = auto_plan(n, d, int(np.count_nonzero(p.X)), p.lam)
     start = time.perf_counter()
     methods = []
     if plan == "dual-coordinate":
         methods.append("dual-coordinate")
+        opts = dca_options(tol=tol, seed=seed, record_history=record_history,
+                                             max_epochs=passes if cap is None else min(passes, cap),
+                                             time_limit=time_limit)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
-            first = dual_coordinate_ascent(X, y, lam, sign, tol=tol, seed=seed, record_history=record_history,
-                                           max_epochs=passes if cap is None else min(passes, cap),
-                                           time_limit=time_limit)
+            first = run_coordinate_ascent(p, opts)
         first.history["method"] = methods
         if first.converged or (time_limit is not None and time.perf_counter() - start >= time_limit):
             if not first.converged:
@@ -170,8 +188,8 @@ def _auto(X, y, lam, sign, tol, time_limit, max_iter=None, seed=0, record_histor
             return first
     remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - start), 1e-9)
     methods.append("interior-point")
-    res = run_interior_point(X, y, lam, sign, tol, IPM_MAX_ITER if cap is None else min(IPM_MAX_ITER, cap),
-                             remaining, record_history)             # inputs validated above
+    res = run_interior_point(p, tol, IPM_MAX_ITER if cap is None else min(IPM_MAX_ITER, cap), remaining,
+                   bool(record_history))
     if plan == "dual-coordinate" and first.gap < res.gap:      # keep the better certificate
         res = SolverResult(w=first.w, alpha=first.alpha, primal=first.primal, dual=first.dual, gap=first.gap,
                            n_iter=res.n_iter, converged=False, history=res.history)
