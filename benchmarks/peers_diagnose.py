@@ -41,7 +41,6 @@ def overheads(name):
     from svmcert._validation import check_X_y
     from svmcert.signsvm._dca_kernel import row_layout, run_shrinking, scaled_csr, seed
     from svmcert.signsvm._signed_rows import SignedRows
-    from svmcert.signsvm.objectives import _project
     from svmcert.signsvm.result import certificate
 
     X, y = common.problem(name)
@@ -70,7 +69,7 @@ def overheads(name):
            "validate_cpu": T(lambda: check_X_y(X, y)), "count_nonzero_cpu": T(lambda: np.count_nonzero(X)),
            "scaled_csr_cpu": T(lambda: scaled_csr(np.ascontiguousarray(X), y / lam_n)),
            "row_layout_cpu": T(lambda: row_layout(*csr, sign)),
-           "certificate_cpu": T(lambda: certificate(om, a, Z, lam_n / n, sign, _project)),
+           "certificate_cpu": T(lambda: certificate(om, a, Z, lam_n / n, sign)),
            "xv_cpu": T(lambda: X @ v), "our_first_pass_cpu": T(our_pass), "hsieh_first_pass_cpu": t_hsieh}
     row["fixed_total_cpu"] = sum(row[k] for k in ("validate_cpu", "count_nonzero_cpu", "scaled_csr_cpu",
                                                    "row_layout_cpu", "certificate_cpu"))
