@@ -1,0 +1,112 @@
+"""Cost against the floor: how many products X v a certified solve costs, and how its time grows with n.
+
+The floor of any solver that reads X is one pass over it. ``passes`` = our solve time / the time
+of one product X v (v of length d), the product timed in two forms: dense (numpy/BLAS ``X @ v``)
+and CSR (``scipy.sparse.csr_matrix(X) @ v``). ``signsvm.solve`` takes dense arrays only (it
+rejects scipy.sparse input), so the solve is always on the dense array, also for the sparse
+synthetic family; the CSR product is the floor a sparse-aware solver would have.
+
+Synthetic families (keyed streams, so every run sees the same data):
+
+- dense: two classes N(+u, I) and N(-u, I), ||u|| = 1 (u = e_1), d = 100;
+- sparse: the same with every entry kept with probability ``density`` (1%), d = 1000, and the
+  shift u scaled to u_j = 1 / sqrt(d density) on every coordinate, so that its part on a row's
+  nonzeros has norm about 1 (the sparse analogue of ||u|| = 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import timed
+
+__all__ = ["gaussian_dense", "gaussian_sparse", "product_times", "passes_row", "scaling", "slopes"]
+
+
+def gaussian_dense(n, d=100, seed=0):
+    from svmcert.experiments.instances import instance_rng
+
+    rng = instance_rng(seed, "benchmarks", "floor", "dense", int(n), int(d))
+    y = np.repeat([1.0, -1.0], [n - n // 2, n // 2])
+    X = rng.standard_normal((n, d))
+    X[:, 0] += y
+    return X, y
+
+
+def gaussian_sparse(n, d=1000, density=0.01, seed=0):
+    """Dense array with about ``density`` of its entries nonzero (see the module docstring)."""
+    from scipy import sparse
+
+    from svmcert.experiments.instances import instance_rng
+
+    rng = instance_rng(seed, "benchmarks", "floor", "sparse", int(n), int(d), float(density))
+    y = np.repeat([1.0, -1.0], [n - n // 2, n // 2])
+    S = sparse.random(n, d, density=density, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    S.data += np.repeat(y, np.diff(S.indptr)) / np.sqrt(d * density)
+    return S.toarray(), y
+
+
+def product_times(X, repeat=7):
+    """Best CPU seconds of one X v, dense and CSR (the CSR matrix built outside the timing)."""
+    from scipy import sparse
+
+    v = np.random.default_rng(0).standard_normal(X.shape[1])
+    dense = timed(lambda: X @ v, repeat, budget=5.0, min_seconds=0.2, max_calls=2000).cpu
+    S = sparse.csr_matrix(X)
+    csr = timed(lambda: S @ v, repeat, budget=5.0, min_seconds=0.2, max_calls=2000).cpu
+    return dense, csr, S.nnz
+
+
+def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10.0, products=None):
+    """Our ``solve`` at lam n against one product X v: one row."""
+    from svmcert import signsvm
+
+    n, d = X.shape
+    lam = lam_n / n
+    sign = np.zeros(d) if sign is None else sign
+    t = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
+    res = t.result
+    t_dense, t_csr, nnz = products or product_times(X)
+    return {"data": data, "n": n, "d": d, "density": nnz / (n * d), "lam_n": lam_n, "ours_cpu": t.cpu,
+            "ours_wall": t.wall, "ours_calls": t.calls, "method": "+".join(res.history.get("method", [])),
+            "iterations": res.n_iter, "rel_gap": res.gap / res.primal, "converged": bool(res.converged),
+            "xv_dense_cpu": t_dense, "xv_csr_cpu": t_csr, "passes_dense": t.cpu / t_dense,
+            "passes_csr": t.cpu / t_csr}
+
+
+def scaling(family, sizes, lam_ns, *, d=None, density=0.01, repeat=3, budget=10.0, log=print):
+    """Rows of :func:`passes_row` for the synthetic ``family`` ("dense" or "sparse") at each n."""
+    rows = []
+    for n in sizes:
+        if family == "dense":
+            X, y = gaussian_dense(int(n), d or 100)
+        else:
+            X, y = gaussian_sparse(int(n), d or 1000, density)
+        prod = product_times(X)
+        for lam_n in lam_ns:
+            row = passes_row(X, y, lam_n, data=f"gaussian-{family}", repeat=repeat, budget=budget, products=prod)
+            rows.append(row)
+            log(row)
+        del X
+    return rows
+
+
+def slopes(rows):
+    """Fitted log-log slope of our CPU time against n, per (data, lam n): list of dicts."""
+    from svmcert.experiments.timing import loglog_slope
+
+    out = []
+    keys = sorted({(r["data"], r["lam_n"]) for r in rows})
+    for data, lam_n in keys:
+        sel = sorted((r for r in rows if r["data"] == data and r["lam_n"] == lam_n), key=lambda r: r["n"])
+        if len(sel) < 2:
+            continue
+        n = [r["n"] for r in sel]
+        out.append({"data": data, "lam_n": lam_n, "n_min": min(n), "n_max": max(n), "sizes": len(n),
+                    "slope_cpu": loglog_slope(n, [r["ours_cpu"] for r in sel]),
+                    "slope_wall": loglog_slope(n, [r["ours_wall"] for r in sel]),
+                    "slope_xv_dense": loglog_slope(n, [r["xv_dense_cpu"] for r in sel]),
+                    "max_passes_dense": max(r["passes_dense"] for r in sel),
+                    "all_converged": all(r["converged"] for r in sel)})
+    return out
+
