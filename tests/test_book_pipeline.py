@@ -292,6 +292,17 @@ def test_compare_tables_and_claims_rules():
         rec["claims"][0]["timing"] = True
     new["claims"][0]["observed"] = 1.0
     assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
+    # ... nor the seconds in its counterexample, while a value claim's counterexample is compared
+    old["claims"][0]["counterexample"] = {"cpu_seconds": [0.2, 0.7]}
+    new["claims"][0]["counterexample"] = {"cpu_seconds": [0.3, 0.9]}
+    assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
+    for rec in (new, old):
+        rec["claims"][0]["timing"] = False
+    new["claims"][0]["observed"] = old["claims"][0]["observed"]
+    assert any("counterexample" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+    for rec in (new, old):
+        rec["claims"][0]["timing"] = True
+        rec["claims"][0].pop("counterexample")
     # a rerun cannot turn a value claim into a timing one to escape the comparison
     old["claims"][0]["timing"], new["claims"][0]["passed"] = False, True
     assert any("timing changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))

@@ -222,8 +222,8 @@ def _compare_json(cid: str, path: str, new, old, quantity: str, old_claim: dict)
             return [f"claim {cid!r}: {path} length changed: {len(old)} -> {len(new)}"]
         return [p for i, (x, y) in enumerate(zip(new, old)) for p in _compare_json(cid, f"{path}[{i}]", x, y, quantity, old_claim)]
     numeric = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
-    if numeric(old) and numeric(new):
-        return _compare_number(cid, path, new, old, "exact" if quantity == "exact" else "value", old_claim)
+    if numeric(old) and numeric(new):   # a counterexample's numbers are of the claim's own quantity
+        return _compare_number(cid, path, new, old, quantity, old_claim)
     return [] if new == old else [f"claim {cid!r}: {path} changed: {old!r} -> {new!r}"]
 
 
