@@ -194,7 +194,7 @@ book.save_table([{"x": 1.0}], "shown", rtol=0, atol=0, caption="A table")
 book.save_table([{"x": 2.0}], "hidden", rtol=0, atol=0, display=False)
 fig, ax = plt.subplots()
 ax.plot([0, 1])
-book.save_figure(fig, "line")
+book.save_figure(fig, "line", caption="A rising line.", alt="A straight line from (0, 0) to (1, 1).")
 plt.show()"""
 
 
@@ -210,6 +210,7 @@ def test_tables_and_figures_carry_provenance_sidecars_and_notes(tmp_path, monkey
     assert {"git_commit", "git_dirty", "svmcert_version", "data_sha256"} <= set(prov)
     fig_meta = json.loads((root / "_build" / "figures" / "prov" / "line.meta.json").read_text())
     assert fig_meta["kind"] == "figure" and fig_meta["file"] == "line.png" and fig_meta["provenance"] == prov
+    assert fig_meta["caption"] == "A rising line." and fig_meta["alt"] == "A straight line from (0, 0) to (1, 1)."
     assert (root / "_build" / "figures" / "prov" / "line.png").stat().st_size > 1000
 
     nb = nbformat.read(root / "_build" / "executed" / "book" / "p" / "prov.ipynb", as_version=4)
@@ -306,3 +307,29 @@ def test_cli_reports_unknown_chapter_and_bad_jobs(project, capsys):
 def test_python_dash_m_entry_point():
     out = subprocess.run([sys.executable, "-m", "svmcert", "book", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "run" in out.stdout and "check" in out.stdout
+
+
+def _figure_cell(name):
+    note = f'<div class="svmcert-provenance" data-kind="figure" data-name="{name}">figure {name}</div>'
+    return {"cell_type": "code", "metadata": {}, "source": [], "outputs": [
+        {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}},
+        {"output_type": "display_data", "data": {"text/html": note, "text/plain": name}}]}
+
+
+def test_annotate_figures_uses_the_alt_text_of_the_sidecar(tmp_path):
+    from svmcert.book.build import annotate_figures
+
+    figures = tmp_path / "figures" / "chap"
+    figures.mkdir(parents=True)
+    (figures / "a.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Caption A.",
+                                                     "alt": "Two curves that meet.", "provenance": {"chapter": "chap"}}))
+    (figures / "b.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Caption B.", "alt": "",
+                                                     "provenance": {"chapter": "chap"}}))
+    (figures / "c.meta.json").write_text(json.dumps({"kind": "figure", "caption": "", "alt": "no caption",
+                                                     "provenance": {"chapter": "chap"}}))
+    nb = {"cells": [_figure_cell("a"), _figure_cell("b"), _figure_cell("c")]}
+    assert annotate_figures(nb, tmp_path / "figures") == 2
+    a, b, c = (cell["metadata"].get("mystnb") for cell in nb["cells"])
+    assert a == {"figure": {"caption": "Caption A.", "name": "fig-chap-a"}, "image": {"alt": "Two curves that meet."}}
+    assert b["image"]["alt"] == "Caption B."          # no alt text: the caption describes the image
+    assert c is None                                   # no caption: not a numbered figure
