@@ -161,7 +161,8 @@ def current_chapter() -> Chapter:
 
 
 def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=(), exact=(), path_reason: str = "",
-               tolerances: dict | None = None, caption: str | None = None, display: bool = True):
+               tolerances: dict | None = None, caption: str | None = None, display: bool = True,
+               group_by=None, group_order: dict | None = None, group_labels: dict | None = None):
     """Write a table as CSV (atomically) and display it with its provenance note underneath.
 
     Parameters
@@ -185,6 +186,8 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
     caption : optional sentence shown above the table.
     display : show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
+    group_by, group_order, group_labels : how the page groups the rows (see
+        :class:`~svmcert.book.tables.TableView`); display only: the CSV and its sidecar do not change.
 
     Returns
     -------
@@ -235,7 +238,8 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
 
         from .tables import TableView
 
-        show(TableView(df, name, caption, chapter.static_href("tables", f"{name}.csv")))
+        show(TableView(df, name, caption, chapter.static_href("tables", f"{name}.csv"), group_by=group_by,
+                       group_order=group_order, group_labels=group_labels))
         final = data_dir() / "tables" / chapter.name / f"{name}.csv"   # where the runner commits it
         show(ProvenanceNote("table", name, provenance, relative_to_root(final, chapter.root)))
 
