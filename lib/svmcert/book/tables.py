@@ -85,7 +85,8 @@ class TableView:
         Searchable and sortable; default: more than :data:`INTERACTIVE_ROWS` rows.
     group_by : sequence of column names, optional
         Show the rows in groups, one per distinct value of these columns, each under a heading row
-        (the values joined by " · "); the columns stay in the table. Display only: the rows are
+        (the values joined by " · "), which then names them instead of a column of their own.
+        Display only: the rows are
         reordered on the page (groups in ``group_order``, then in order of first appearance; rows in
         their order within a group), never in the data. Sorting and searching act within groups.
     group_order : dict, optional
@@ -137,12 +138,13 @@ class TableView:
         df = self.df
         numeric = {c: all(_is_number(v) or v is None for v in df[c].tolist()) and len(df) > 0 for c in df.columns}
         long_text = {c: not numeric[c] and df[c].astype(str).str.len().mean() > 40 for c in df.columns}
-        head = "".join(f"<th>{esc(str(c))}</th>" for c in df.columns)
-        records = list(df.itertuples(index=False, name=None))
+        shown = [c for c in df.columns if c not in self.group_by]
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in shown)
+        records = list(df[shown].itertuples(index=False, name=None))
         bodies = []
         for label, positions in self._groups():
             rows = [] if label is None else [
-                f'<tr class="svmcert-group-row"><th colspan="{len(df.columns)}">{esc(label)}</th></tr>']
+                f'<tr class="svmcert-group-row"><th colspan="{len(shown)}">{esc(label)}</th></tr>']
             rows += [self._row_html(records[k], numeric, long_text) for k in positions]
             bodies.append(f'<tbody>{"".join(rows)}</tbody>')
         kind = "svmcert-table svmcert-interactive" if self.interactive else "svmcert-table"
@@ -164,7 +166,7 @@ class TableView:
     def _row_html(self, rec, numeric, long_text) -> str:
         esc = html.escape
         cells = []
-        for col, value in zip(self.df.columns, rec):
+        for col, value in zip([c for c in self.df.columns if c not in self.group_by], rec):
             shown = esc(format_value(value))
             if numeric[col]:
                 raw = "" if value is None or (isinstance(value, float) and math.isnan(value)) else repr(float(value))

@@ -37,12 +37,12 @@
     function update() {
       var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
       var shown = 0;
-      rows.forEach(function (row) {
-        var text = row.textContent.toLowerCase();
+      groups.forEach(function (g) { g.rows.forEach(function (row) {
+        var text = (row.textContent + " " + (g.head ? g.head.textContent : "")).toLowerCase();   // a group's heading names its rows
         var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
         row.style.display = keep ? "" : "none";
         if (keep) { shown += 1; }
-      });
+      }); });
       groups.forEach(function (g) {
         if (g.head) { g.head.style.display = g.rows.some(function (r) { return r.style.display !== "none"; }) ? "" : "none"; }
       });
