@@ -309,8 +309,9 @@ def test_python_dash_m_entry_point():
     assert out.returncode == 0 and "run" in out.stdout and "check" in out.stdout
 
 
-def _figure_cell(name):
-    note = f'<div class="svmcert-provenance" data-kind="figure" data-name="{name}">figure {name}</div>'
+def _figure_cell(name, chapter=None):
+    where = f"file: <code>_build/figures/{chapter}/{name}.png</code>" if chapter else ""
+    note = f'<div class="svmcert-provenance" data-kind="figure" data-name="{name}">figure {name} {where}</div>'
     return {"cell_type": "code", "metadata": {}, "source": [], "outputs": [
         {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}},
         {"output_type": "display_data", "data": {"text/html": note, "text/plain": name}}]}
@@ -333,3 +334,11 @@ def test_annotate_figures_uses_the_alt_text_of_the_sidecar(tmp_path):
     assert a == {"figure": {"caption": "Caption A.", "name": "fig-chap-a"}, "image": {"alt": "Two curves that meet."}}
     assert b["image"]["alt"] == "Caption B."          # no alt text: the caption describes the image
     assert c is None                                   # no caption: not a numbered figure
+    other = tmp_path / "figures" / "other"             # a second chapter with a figure of the same name
+    other.mkdir()
+    (other / "a.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Other A.", "alt": "",
+                                                   "provenance": {"chapter": "other"}}))
+    nb = {"cells": [_figure_cell("a", "chap"), _figure_cell("a", "other"), _figure_cell("a")]}
+    assert annotate_figures(nb, tmp_path / "figures") == 2
+    mine, theirs, unknown = (cell["metadata"].get("mystnb") for cell in nb["cells"])
+    assert mine["figure"]["caption"] == "Caption A." and theirs["figure"]["caption"] == "Other A." and unknown is None

@@ -60,6 +60,7 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
 
 
 _FIGURE_NOTE = re.compile(r'class="svmcert-provenance[^"]*" data-kind="figure" data-name="([^"]+)"')
+_FIGURE_FILE = re.compile(r'_build/figures/([^/<"]+)/[^/<"]+\.png')
 
 
 def annotate_figures(nb: dict, figures: Path) -> int:
@@ -74,15 +75,18 @@ def annotate_figures(nb: dict, figures: Path) -> int:
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
-        notes = []
+        notes, chapters = [], []
         for out in cell.get("outputs", []):
             text = out.get("data", {}).get("text/html", "")
             text = "".join(text) if isinstance(text, list) else text
             notes += _FIGURE_NOTE.findall(text)
+            chapters += _FIGURE_FILE.findall(text)
         images = sum("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
         if len(notes) != 1 or images != 1:
             continue
-        meta_files = list(figures.glob(f"*/{notes[0]}.meta.json"))
+        # two chapters may name a figure alike: the note's file path says whose it is
+        where = f"{chapters[0]}/" if len(chapters) == 1 else "*/"
+        meta_files = list(figures.glob(f"{where}{notes[0]}.meta.json"))
         metas = [json.loads(p.read_text(encoding="utf-8")) for p in meta_files]
         metas = [m for m in metas if m.get("caption")]
         if len(metas) != 1:
