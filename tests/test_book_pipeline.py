@@ -317,6 +317,10 @@ def _figure_cell(name, chapter=None):
         {"output_type": "display_data", "data": {"text/html": note, "text/plain": name}}]}
 
 
+def _figures_of(nb):
+    return [c["metadata"]["mystnb"] for c in nb["cells"] if "mystnb" in c.get("metadata", {})]
+
+
 def test_annotate_figures_uses_the_alt_text_of_the_sidecar(tmp_path):
     from svmcert.book.build import annotate_figures
 
@@ -330,15 +334,18 @@ def test_annotate_figures_uses_the_alt_text_of_the_sidecar(tmp_path):
                                                      "provenance": {"chapter": "chap"}}))
     nb = {"cells": [_figure_cell("a"), _figure_cell("b"), _figure_cell("c")]}
     assert annotate_figures(nb, tmp_path / "figures") == 2
-    a, b, c = (cell["metadata"].get("mystnb") for cell in nb["cells"])
+    a, b = _figures_of(nb)
     assert a == {"figure": {"caption": "Caption A.", "name": "fig-chap-a"}, "image": {"alt": "Two curves that meet."}}
     assert b["image"]["alt"] == "Caption B."          # no alt text: the caption describes the image
-    assert c is None                                   # no caption: not a numbered figure
+    # the image alone in a figure cell, the note after it; the uncaptioned figure is left as it was
+    kinds = [[("image" if "image/png" in o["data"] else "note") for o in c["outputs"]] for c in nb["cells"]]
+    assert kinds == [[], ["image"], ["note"], [], ["image"], ["note"], ["image", "note"]]
+    assert all(c["metadata"]["tags"] == ["remove-input"] for c in nb["cells"] if "mystnb" in c["metadata"])
     other = tmp_path / "figures" / "other"             # a second chapter with a figure of the same name
     other.mkdir()
     (other / "a.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Other A.", "alt": "",
                                                    "provenance": {"chapter": "other"}}))
     nb = {"cells": [_figure_cell("a", "chap"), _figure_cell("a", "other"), _figure_cell("a")]}
     assert annotate_figures(nb, tmp_path / "figures") == 2
-    mine, theirs, unknown = (cell["metadata"].get("mystnb") for cell in nb["cells"])
-    assert mine["figure"]["caption"] == "Caption A." and theirs["figure"]["caption"] == "Other A." and unknown is None
+    mine, theirs = _figures_of(nb)
+    assert mine["figure"]["caption"] == "Caption A." and theirs["figure"]["caption"] == "Other A."
