@@ -194,7 +194,7 @@ book.save_table([{"x": 1.0}], "shown", rtol=0, atol=0, caption="A table")
 book.save_table([{"x": 2.0}], "hidden", rtol=0, atol=0, display=False)
 fig, ax = plt.subplots()
 ax.plot([0, 1])
-book.save_figure(fig, "line")
+book.save_figure(fig, "line", caption="A rising line.", alt="A straight line from (0, 0) to (1, 1).")
 plt.show()"""
 
 
@@ -210,6 +210,7 @@ def test_tables_and_figures_carry_provenance_sidecars_and_notes(tmp_path, monkey
     assert {"git_commit", "git_dirty", "svmcert_version", "data_sha256"} <= set(prov)
     fig_meta = json.loads((root / "_build" / "figures" / "prov" / "line.meta.json").read_text())
     assert fig_meta["kind"] == "figure" and fig_meta["file"] == "line.png" and fig_meta["provenance"] == prov
+    assert fig_meta["caption"] == "A rising line." and fig_meta["alt"] == "A straight line from (0, 0) to (1, 1)."
     assert (root / "_build" / "figures" / "prov" / "line.png").stat().st_size > 1000
 
     nb = nbformat.read(root / "_build" / "executed" / "book" / "p" / "prov.ipynb", as_version=4)
@@ -317,3 +318,45 @@ def test_cli_reports_unknown_chapter_and_bad_jobs(project, capsys):
 def test_python_dash_m_entry_point():
     out = subprocess.run([sys.executable, "-m", "svmcert", "book", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "run" in out.stdout and "check" in out.stdout
+
+
+def _figure_cell(name, chapter=None):
+    where = f"file: <code>_build/figures/{chapter}/{name}.png</code>" if chapter else ""
+    note = f'<div class="svmcert-provenance" data-kind="figure" data-name="{name}">figure {name} {where}</div>'
+    return {"cell_type": "code", "metadata": {}, "source": [], "outputs": [
+        {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}},
+        {"output_type": "display_data", "data": {"text/html": note, "text/plain": name}}]}
+
+
+def _figures_of(nb):
+    return [c["metadata"]["mystnb"] for c in nb["cells"] if "mystnb" in c.get("metadata", {})]
+
+
+def test_annotate_figures_uses_the_alt_text_of_the_sidecar(tmp_path):
+    from svmcert.book.build import annotate_figures
+
+    figures = tmp_path / "figures" / "chap"
+    figures.mkdir(parents=True)
+    (figures / "a.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Caption A.",
+                                                     "alt": "Two curves that meet.", "provenance": {"chapter": "chap"}}))
+    (figures / "b.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Caption B.", "alt": "",
+                                                     "provenance": {"chapter": "chap"}}))
+    (figures / "c.meta.json").write_text(json.dumps({"kind": "figure", "caption": "", "alt": "no caption",
+                                                     "provenance": {"chapter": "chap"}}))
+    nb = {"cells": [_figure_cell("a"), _figure_cell("b"), _figure_cell("c")]}
+    assert annotate_figures(nb, tmp_path / "figures") == 2
+    a, b = _figures_of(nb)
+    assert a == {"figure": {"caption": "Caption A.", "name": "fig-chap-a"}, "image": {"alt": "Two curves that meet."}}
+    assert b["image"]["alt"] == "Caption B."          # no alt text: the caption describes the image
+    # the image alone in a figure cell, the note after it; the uncaptioned figure is left as it was
+    kinds = [[("image" if "image/png" in o["data"] else "note") for o in c["outputs"]] for c in nb["cells"]]
+    assert kinds == [[], ["image"], ["note"], [], ["image"], ["note"], ["image", "note"]]
+    assert all(c["metadata"]["tags"] == ["remove-input"] for c in nb["cells"] if "mystnb" in c["metadata"])
+    other = tmp_path / "figures" / "other"             # a second chapter with a figure of the same name
+    other.mkdir()
+    (other / "a.meta.json").write_text(json.dumps({"kind": "figure", "caption": "Other A.", "alt": "",
+                                                   "provenance": {"chapter": "other"}}))
+    nb = {"cells": [_figure_cell("a", "chap"), _figure_cell("a", "other"), _figure_cell("a")]}
+    assert annotate_figures(nb, tmp_path / "figures") == 2
+    mine, theirs = _figures_of(nb)
+    assert mine["figure"]["caption"] == "Caption A." and theirs["figure"]["caption"] == "Other A."

@@ -60,6 +60,7 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
 
 
 _FIGURE_NOTE = re.compile(r'class="svmcert-provenance[^"]*" data-kind="figure" data-name="([^"]+)"')
+_FIGURE_FILE = re.compile(r'_build/figures/([^/<"]+)/[^/<"]+\.png')
 
 
 def annotate_figures(nb: dict, figures: Path) -> int:
@@ -67,32 +68,53 @@ def annotate_figures(nb: dict, figures: Path) -> int:
 
     A cell shows a saved figure when its output holds the figure's provenance note (written by
     :func:`svmcert.book.save_figure`); the caption and alt text come from the figure's sidecar
-    ``<figures>/<chapter>/<name>.meta.json``. myst-nb then renders the image as a numbered
-    figure (``numfig``) with that caption. Returns how many cells were annotated.
+    ``<figures>/<chapter>/<name>.meta.json`` (the chapter is the one the note's file path names).
+    myst-nb then renders the image as a numbered figure (``numfig``) with that caption. myst-nb
+    wraps *every* output of a cell with figure metadata in a figure, so the image moves to a cell
+    of its own (input removed) right after the cell that drew it, and the outputs that followed it
+    (the provenance note) to one more such cell: the page shows the same outputs in the same
+    order, with one numbered figure. Returns how many figures were annotated.
     """
     count = 0
+    cells = []
     for cell in nb.get("cells", []):
+        cells.append(cell)
         if cell.get("cell_type") != "code":
             continue
-        notes = []
-        for out in cell.get("outputs", []):
+        outputs = cell.get("outputs", [])
+        notes, chapters = [], []
+        for out in outputs:
             text = out.get("data", {}).get("text/html", "")
             text = "".join(text) if isinstance(text, list) else text
             notes += _FIGURE_NOTE.findall(text)
-        images = sum("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
-        if len(notes) != 1 or images != 1:
+            chapters += _FIGURE_FILE.findall(text)
+        images = [k for k, o in enumerate(outputs) if "image/png" in o.get("data", {})]
+        if len(notes) != 1 or len(images) != 1:
             continue
-        meta_files = list(figures.glob(f"*/{notes[0]}.meta.json"))
+        # two chapters may name a figure alike: the note's file path says whose it is
+        where = f"{chapters[0]}/" if len(chapters) == 1 else "*/"
+        meta_files = list(figures.glob(f"{where}{notes[0]}.meta.json"))
         metas = [json.loads(p.read_text(encoding="utf-8")) for p in meta_files]
         metas = [m for m in metas if m.get("caption")]
         if len(metas) != 1:
             continue
         meta = metas[0]
         chapter = meta.get("provenance", {}).get("chapter", "")
-        cell.setdefault("metadata", {})["mystnb"] = {
-            "figure": {"caption": meta["caption"], "name": f"fig-{chapter}-{notes[0]}"},
-            "image": {"alt": meta.get("alt") or meta["caption"]}}
+        k = images[0]
+        figure = {"cell_type": "code", "execution_count": None, "id": f"{cell.get('id', 'cell')}-figure",
+                  "metadata": {"tags": ["remove-input"], "mystnb": {
+                      "figure": {"caption": meta["caption"], "name": f"fig-{chapter}-{notes[0]}"},
+                      "image": {"alt": meta.get("alt") or meta["caption"]}}},
+                  "outputs": [outputs[k]], "source": "# the figure drawn by the cell above"}
+        cells.append(figure)
+        if outputs[k + 1:]:
+            cells.append({"cell_type": "code", "execution_count": None, "id": f"{cell.get('id', 'cell')}-after",
+                          "metadata": {"tags": ["remove-input"]}, "outputs": outputs[k + 1:],
+                          "source": "# what the cell above showed after its figure"})
+        cell["outputs"] = outputs[:k]
         count += 1
+    if "cells" in nb:
+        nb["cells"] = cells
     return count
 
 

@@ -161,7 +161,8 @@ def current_chapter() -> Chapter:
 
 
 def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=(), exact=(), path_reason: str = "",
-               tolerances: dict | None = None, caption: str | None = None, display: bool = True):
+               tolerances: dict | None = None, caption: str | None = None, display: bool = True,
+               group_by=None, group_order: dict | None = None, group_labels: dict | None = None):
     """Write a table as CSV (atomically) and display it with its provenance note underneath.
 
     Parameters
@@ -185,6 +186,8 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
     caption : optional sentence shown above the table.
     display : show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
+    group_by, group_order, group_labels : how the page groups the rows (see
+        :class:`~svmcert.book.tables.TableView`); display only: the CSV and its sidecar do not change.
 
     Returns
     -------
@@ -235,7 +238,8 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
 
         from .tables import TableView
 
-        show(TableView(df, name, caption, chapter.static_href("tables", f"{name}.csv")))
+        show(TableView(df, name, caption, chapter.static_href("tables", f"{name}.csv"), group_by=group_by,
+                       group_order=group_order, group_labels=group_labels))
         final = data_dir() / "tables" / chapter.name / f"{name}.csv"   # where the runner commits it
         show(ProvenanceNote("table", name, provenance, relative_to_root(final, chapter.root)))
 
@@ -264,10 +268,14 @@ def _show_pending_figure_notes(*_args) -> None:
         show(note)
 
 
-def save_figure(fig, name: str, display: bool = False, caption: str | None = None) -> Path:
+def save_figure(fig, name: str, display: bool = False, caption: str | None = None,
+                alt: str | None = None) -> Path:
     """Save a matplotlib figure under ``_build/figures/<chapter>/<name>.png`` (regenerated, not committed).
 
-    A sidecar ``<name>.meta.json`` records its provenance, like a table's. With ``display`` the
+    A sidecar ``<name>.meta.json`` records its provenance, like a table's, with the ``caption``
+    (what is plotted and what to see; the rendered book numbers the figure through it) and the
+    ``alt`` text (a description of the image for readers who cannot see it; the rendered image's
+    alt attribute, the caption when omitted). With ``display`` the
     figure is shown here, with its provenance note under it. Without (the usual pattern is
     ``save_figure(fig, name)`` followed by ``plt.show()``) the note is shown at the end of the
     cell, after the figure; outside IPython there is nothing to show.
@@ -281,7 +289,8 @@ def save_figure(fig, name: str, display: bool = False, caption: str | None = Non
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     atomic_write_bytes(path, buf.getvalue())
     provenance = chapter.provenance()
-    meta = {"kind": "figure", "caption": caption or "", "file": path.name, "provenance": provenance}
+    meta = {"kind": "figure", "caption": caption or "", "alt": alt or "", "file": path.name,
+            "provenance": provenance}
     atomic_write_text(path.with_suffix(".meta.json"), json.dumps(_plain(meta), indent=1) + "\n")
     note = ProvenanceNote("figure", name, provenance, relative_to_root(path, chapter.root))
     from IPython import get_ipython

@@ -83,12 +83,51 @@ class TableView:
         Link to the full CSV, shown under the table.
     interactive : bool, optional
         Searchable and sortable; default: more than :data:`INTERACTIVE_ROWS` rows.
+    group_by : sequence of column names, optional
+        Show the rows in groups, one per distinct value of these columns, each under a heading row
+        (the values joined by " · "), which then names them instead of a column of their own.
+        Display only: the rows are
+        reordered on the page (groups in ``group_order``, then in order of first appearance; rows in
+        their order within a group), never in the data. Sorting and searching act within groups.
+    group_order : dict, optional
+        ``{column: [values in the order wanted]}``; values not listed come after, in order of first
+        appearance.
+    group_labels : dict, optional
+        ``{column: {value: label}}``: how a group's heading names a value.
     """
 
     def __init__(self, df, name: str = "", caption: str | None = None, csv_href: str | None = None,
-                 interactive: bool | None = None):
+                 interactive: bool | None = None, group_by=None, group_order: dict | None = None,
+                 group_labels: dict | None = None):
         self.df, self.name, self.caption, self.csv_href = df, name, caption, csv_href
         self.interactive = len(df) > INTERACTIVE_ROWS if interactive is None else bool(interactive)
+        self.group_by = [group_by] if isinstance(group_by, str) else list(group_by or [])
+        missing = [c for c in self.group_by if c not in df.columns]
+        if missing:
+            raise ValueError(f"group_by: columns {missing} are not in the table (columns: {list(df.columns)})")
+        self.group_order, self.group_labels = dict(group_order or {}), dict(group_labels or {})
+
+    def _groups(self):
+        """``[(heading, [row positions])]`` in display order; one unnamed group without ``group_by``."""
+        if not self.group_by:
+            return [(None, list(range(len(self.df))))]
+        keys = [tuple(rec) for rec in self.df[self.group_by].itertuples(index=False, name=None)]
+        groups: dict = {}
+        for pos, key in enumerate(keys):
+            groups.setdefault(key, []).append(pos)
+
+        def rank(key):
+            out = []
+            for col, value in zip(self.group_by, key):
+                order = list(self.group_order.get(col, []))
+                out.append(order.index(value) if value in order else len(order))
+            return out
+
+        first = {key: rows[0] for key, rows in groups.items()}
+        ordered = sorted(groups, key=lambda k: (rank(k), first[k]))
+        labels = [" · ".join(str(self.group_labels.get(c, {}).get(v, v)) for c, v in zip(self.group_by, key))
+                  for key in ordered]
+        return [(label, groups[key]) for label, key in zip(labels, ordered)]
 
     def __repr__(self) -> str:
         text = self.df.to_string(index=False, max_rows=None, max_cols=None)
@@ -99,28 +138,39 @@ class TableView:
         df = self.df
         numeric = {c: all(_is_number(v) or v is None for v in df[c].tolist()) and len(df) > 0 for c in df.columns}
         long_text = {c: not numeric[c] and df[c].astype(str).str.len().mean() > 40 for c in df.columns}
-        head = "".join(f"<th>{esc(str(c))}</th>" for c in df.columns)
-        rows = []
-        for rec in df.itertuples(index=False, name=None):
-            cells = []
-            for col, value in zip(df.columns, rec):
-                shown = esc(format_value(value))
-                if numeric[col]:
-                    raw = "" if value is None or (isinstance(value, float) and math.isnan(value)) else repr(float(value))
-                    cells.append(f'<td class="num" data-sort="{raw}">{shown}</td>')
-                else:
-                    cells.append(f'<td class="{"long-text" if long_text[col] else "text"}">{shown}</td>')
-            rows.append("<tr>" + "".join(cells) + "</tr>")
+        shown = [c for c in df.columns if c not in self.group_by]
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in shown)
+        records = list(df[shown].itertuples(index=False, name=None))
+        bodies = []
+        for label, positions in self._groups():
+            rows = [] if label is None else [
+                f'<tr class="svmcert-group-row"><th colspan="{len(shown)}">{esc(label)}</th></tr>']
+            rows += [self._row_html(records[k], numeric, long_text) for k in positions]
+            bodies.append(f'<tbody>{"".join(rows)}</tbody>')
         kind = "svmcert-table svmcert-interactive" if self.interactive else "svmcert-table"
+        if self.group_by:
+            kind += " svmcert-grouped"
         box = "svmcert-table-box svmcert-long" if self.interactive else "svmcert-table-box"
         parts = [f'<div class="svmcert-table-wrap" data-name="{esc(self.name)}" data-rows="{len(df)}" '
                  f'data-columns="{len(df.columns)}">']
         if self.caption:
             parts.append(f'<div class="svmcert-table-caption">{esc(self.caption)}</div>')
         parts.append(f'<div class="{box}"><table class="{kind}"><thead><tr>{head}</tr></thead>'
-                     f'<tbody>{"".join(rows)}</tbody></table></div>')
+                     f'{"".join(bodies)}</table></div>')
         if self.csv_href:
             parts.append(f'<div class="svmcert-table-csv"><a href="{esc(self.csv_href)}">the table as CSV</a> '
                          f'({len(df)} rows, {len(df.columns)} columns)</div>')
         parts.append("</div>")
         return "".join(parts)
+
+    def _row_html(self, rec, numeric, long_text) -> str:
+        esc = html.escape
+        cells = []
+        for col, value in zip([c for c in self.df.columns if c not in self.group_by], rec):
+            shown = esc(format_value(value))
+            if numeric[col]:
+                raw = "" if value is None or (isinstance(value, float) and math.isnan(value)) else repr(float(value))
+                cells.append(f'<td class="num" data-sort="{raw}">{shown}</td>')
+            else:
+                cells.append(f'<td class="{"long-text" if long_text[col] else "text"}">{shown}</td>')
+        return "<tr>" + "".join(cells) + "</tr>"

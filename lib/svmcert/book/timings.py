@@ -367,14 +367,14 @@ def plot_chapters(table, top: int | None = None):
     df = table.dropna(subset=["seconds"]).sort_values("seconds", ascending=True)
     if top is not None:
         df = df.tail(top)
-    fig, ax = plt.subplots(figsize=(7.5, 0.28 * len(df) + 1.2))
+    fig, ax = plt.subplots(figsize=(7.2, 0.3 * len(df) + 1.2))
     bars = ax.barh(df["chapter"], df["seconds"], color="#4c72b0")
     for bar, mb in zip(bars, df["peak_mb"]):
         if mb == mb:  # not NaN
-            ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f"  {_mb(float(mb))}", va="center", fontsize=7)
+            ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f"  {_mb(float(mb))}", va="center", fontsize=9)
     ax.set_xlabel("seconds (label: peak memory of the chapter's kernel)")
     ax.set_xlim(0, float(df["seconds"].max()) * 1.25 if len(df) else 1)
-    ax.tick_params(axis="y", labelsize=8)
+    ax.tick_params(axis="y", labelsize=9)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig

@@ -12,9 +12,15 @@
   function enhance(table) {
     if (table.getAttribute("data-svmcert-ready")) { return; }
     table.setAttribute("data-svmcert-ready", "1");
-    var body = table.tBodies[0];
-    if (!body) { return; }
-    var rows = Array.prototype.slice.call(body.rows);
+    if (!table.tBodies.length) { return; }
+    // a grouped table has one <tbody> per group, headed by a row of class svmcert-group-row:
+    // sorting reorders the rows inside each group, searching hides a group with no row left
+    var groups = Array.prototype.map.call(table.tBodies, function (body) {
+      var all = Array.prototype.slice.call(body.rows);
+      return { body: body, head: all.filter(function (r) { return r.classList.contains("svmcert-group-row"); })[0] || null,
+               rows: all.filter(function (r) { return !r.classList.contains("svmcert-group-row"); }) };
+    });
+    var rows = [].concat.apply([], groups.map(function (g) { return g.rows; }));
     var bar = document.createElement("div");
     bar.className = "svmcert-table-bar";
     var input = document.createElement("input");
@@ -31,11 +37,14 @@
     function update() {
       var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
       var shown = 0;
-      rows.forEach(function (row) {
-        var text = row.textContent.toLowerCase();
+      groups.forEach(function (g) { g.rows.forEach(function (row) {
+        var text = (row.textContent + " " + (g.head ? g.head.textContent : "")).toLowerCase();   // a group's heading names its rows
         var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
         row.style.display = keep ? "" : "none";
         if (keep) { shown += 1; }
+      }); });
+      groups.forEach(function (g) {
+        if (g.head) { g.head.style.display = g.rows.some(function (r) { return r.style.display !== "none"; }) ? "" : "none"; }
       });
       count.textContent = shown === rows.length ? rows.length + " rows" : shown + " of " + rows.length + " rows";
     }
@@ -51,13 +60,15 @@
         Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("data-dir"); });
         th.setAttribute("data-dir", dir);
         var sign = dir === "asc" ? 1 : -1;
-        rows.sort(function (a, b) {
-          var x = cellKey(a.cells[col]), y = cellKey(b.cells[col]);
-          if (x.num && y.num) { return sign * (x.v - y.v); }
-          if (x.num !== y.num) { return x.num ? -1 : 1; }
-          return sign * (x.v < y.v ? -1 : x.v > y.v ? 1 : 0);
+        groups.forEach(function (g) {
+          g.rows.sort(function (a, b) {
+            var x = cellKey(a.cells[col]), y = cellKey(b.cells[col]);
+            if (x.num && y.num) { return sign * (x.v - y.v); }
+            if (x.num !== y.num) { return x.num ? -1 : 1; }
+            return sign * (x.v < y.v ? -1 : x.v > y.v ? 1 : 0);
+          });
+          g.rows.forEach(function (row) { g.body.appendChild(row); });
         });
-        rows.forEach(function (row) { body.appendChild(row); });
       };
       th.addEventListener("click", sorter);
       th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sorter(); } });
