@@ -49,9 +49,27 @@ class SignConstrainedSVC(ClassifierMixin, BaseEstimator):
     ----------
     coef_ : ndarray of shape (1, n_features)
     intercept_ : ndarray of shape (1,)
-    classes_ : ndarray of shape (2,); ``classes_[1]`` is the positive class.
-    result_ : :class:`SolverResult` of the last fit (duality gap, iterations, history).
+    classes_ : ndarray of shape (2,)
+        ``classes_[1]`` is the positive class.
+    result_ : SolverResult
+        The last fit's solver result (duality gap, iterations, history).
     n_iter_ : int
+
+    Notes
+    -----
+    ``score(X, y)`` is scikit-learn's mean accuracy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import SignConstrainedSVC
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3)); y = np.where(X[:, 0] - X[:, 1] > 0, "yes", "no")
+    >>> clf = SignConstrainedSVC(sign_constraints=[1, -1, 0], C=10.0).fit(X, y)
+    >>> bool(clf.coef_[0, 0] >= 0 and clf.coef_[0, 1] <= 0), clf.classes_.tolist()
+    (True, ['no', 'yes'])
+    >>> bool(clf.result_.gap <= 1e-6 * clf.result_.primal), clf.score(X, y) > 0.9
+    (True, True)
     """
 
     def __init__(self, sign_constraints=None, lam=None, C=1.0, fit_intercept=False, intercept_scaling=1.0,
