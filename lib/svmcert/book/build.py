@@ -25,9 +25,13 @@ from .latex import add_latex_tables
 from .paths import project_root
 from .runner import toc_notebooks
 
-__all__ = ["assemble_sources", "annotate_figures", "build_book", "pdf_path", "vendor_mathjax", "vendor_assets"]
+__all__ = ["BUILD_RECORD", "assemble_sources", "annotate_figures", "build_book", "pdf_path", "vendor_mathjax",
+           "vendor_assets"]
 
 _TOP_FILES = ("_config.yml", "_toc.yml", "references.bib", "logo.png")
+#: Written into ``_build/html`` after a build: ``{"quick": bool, "data": "data" or "_build/quick/data"}``,
+#: the run whose tables and claims the pages show.
+BUILD_RECORD = "svmcert-build.json"
 
 
 def assemble_sources(root: Path, executed: Path, dest: Path, pdf: bool = False) -> Path:
@@ -208,11 +212,15 @@ def build_book(root: Path | None = None, quick: bool = False, pdf: bool = False)
         if proc.returncode == 0:
             print(f"book: {target}")
         return proc.returncode
+    (build / "html" / BUILD_RECORD).unlink(missing_ok=True)
     proc = subprocess.run(cmd, cwd=root)
     index = build / "html" / "index.html"
     if proc.returncode == 0 and not index.is_file():
         print(f"jupyter-book finished but {index} is missing", file=sys.stderr)
         return 1
     if proc.returncode == 0:
+        # which run the pages show: tests of the rendered book compare them with its data
+        data = "_build/quick/data" if quick else "data"
+        (build / "html" / BUILD_RECORD).write_text(json.dumps({"quick": quick, "data": data}) + "\n", encoding="utf-8")
         print(f"book: {index}")
     return proc.returncode
