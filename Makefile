@@ -22,7 +22,7 @@ TIMED  := $(BIN)/python lib/svmcert/book/timed.py
 # so `make test` leaves them out and `make browser-test` runs them after `make book`.
 BOOK_TESTS := tests/test_browser.py tests/test_links.py
 
-.PHONY: install lock test book run build check browser-test clean
+.PHONY: install lock test book run build check browser-test pdf clean
 
 install: $(STAMP)
 
@@ -61,6 +61,14 @@ check: install
 # Needs `make book` first and Debian's chromium (.ci/run installs it); screenshots: _build/screenshots
 browser-test: install
 	SVMCERT_BROWSER_TEST_REQUIRED=1 $(BIN)/python -m pytest $(BOOK_TESTS)
+
+# The whole book as one PDF, _build/latex/svmcert.pdf, from the chapters `make book` executed
+# (`make pdf BOOK_FLAGS=--quick` after `svmcert book run --quick`). Needs Debian's TeX Live:
+# texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk
+# fonts-freefont-otf xindy (.ci/run installs them).
+BOOK_FLAGS ?=
+pdf: install
+	$(TIMED) pdf -- $(BIN)/svmcert book build --pdf $(BOOK_FLAGS)
 
 clean:
 	rm -rf _build

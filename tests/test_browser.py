@@ -1,18 +1,31 @@
 """The rendered book in a real browser: headless Chromium on ``_build/html`` served on localhost.
 
-For the intro, one chapter of each part, the claims ledger, the errata, the reproducibility and
-the references pages, Chromium loads the page from a local ``http.server``, lets it run (virtual
-time budget) and dumps the DOM after JavaScript; a second run saves a screenshot under
-``_build/screenshots``. Asserted:
+For the intro, one chapter of each part, the first page of the API reference, the claims
+ledger, the errata, the reproducibility and the references pages, Chromium loads the page from a
+local ``http.server``, lets it run (virtual time budget) and dumps the DOM after JavaScript; a
+second run saves a screenshot under ``_build/screenshots``. Asserted:
 
 * math is typeset by the MathJax copy served from the build (``_static/mathjax``), not a CDN:
   every ``.math`` element holds an ``mjx-container``, no ``mjx-merror``, no raw ``$$``/``\\(``/``\\[``
   left in the rendered text, and no script, stylesheet or image comes from another host;
 * every table and figure the chapter saved is on the page: at least as many non-empty ``<table>`` as
-  displayed tables in ``data/tables/<chapter>/*.meta.json``, at least as many loaded ``<img>`` as
+  displayed tables in ``<data>/tables/<chapter>/*.meta.json`` (``<data>``: ``data`` for a full build,
+  ``_build/quick/data`` for a quick one, as ``_build/html/svmcert-build.json`` says), at least as many loaded ``<img>`` as
   figures in ``_build/figures/<chapter>``, and the provenance note of each of them next to it;
 * no execution error: no traceback, no ``...Error:`` output, no error or stderr output block;
 * the screenshot is a real picture (PNG of the window's size, not blank).
+
+On every page of ``_toc.yml`` (the built HTML; the DOM after JavaScript where Chromium loaded the
+page), with the detectors of ``tests/book_checks.py`` (unit-tested in ``test_book_checks.py``):
+
+* no table that pandas cut short ("..." rows or columns);
+* every image is a numbered figure ("Fig. N" caption) whose alt text describes it (not a path);
+* no "issue N" and no "target" for a speed goal: reader pages speak of the papers and the library;
+* the claims ledger lists every claim of the run's claims files (``<data>/claims``) with its
+  verdict;
+* the API reference documents every name of the library contract (``tests/api_contract.py``).
+
+A failure names the page and the offending element.
 
 Skipped (with the reason) when ``_build/html`` or Chromium is missing, unless
 ``SVMCERT_BROWSER_TEST_REQUIRED=1`` (set by ``make browser-test``), which turns the skip into a failure.
@@ -34,6 +47,9 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
+
+import book_checks
+from api_contract import API_PAGES, CONTRACT
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -77,6 +93,8 @@ def _pages() -> list[str]:
             continue
         if any("/appendix/" in f for f in files):
             pages += [f for f in files if Path(f).name in ("claims-ledger", "errata", "reproducibility", "references")]
+        elif all("/api/" in f for f in files):
+            pages.append(files[0])
         else:
             preferred = [f for f in files if Path(f).name in PREFERRED]
             pages.append((preferred or files)[0])
@@ -84,6 +102,19 @@ def _pages() -> list[str]:
 
 
 PAGES = _pages()
+
+
+def _toc_files(node) -> list[str]:
+    if isinstance(node, list):
+        return [f for child in node for f in _toc_files(child)]
+    if not isinstance(node, dict):
+        return []
+    files = [node[k] for k in ("root", "file") if k in node]
+    return files + [f for k in ("parts", "chapters", "sections") for f in _toc_files(node.get(k) or [])]
+
+
+#: every reader page: the files of _toc.yml
+ALL_PAGES = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -151,11 +182,14 @@ def _visible_text(node) -> str:
 
 # ----------------------------------------------------------------------------------------- tests
 def test_pages_cover_every_part():
-    chapters = [p for p in PAGES if "/appendix/" not in p and p != "book/intro"]
+    chapters = [p for p in PAGES if "/appendix/" not in p and "/api/" not in p and p != "book/intro"]
     parts = [p for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
-             if p.get("chapters") and not any("/appendix/" in c.get("file", "") for c in p["chapters"])]
+             if p.get("chapters") and not any("/appendix/" in c.get("file", "") or "/api/" in c.get("file", "")
+                                              for c in p["chapters"])]
     assert len(chapters) == len(parts) >= 2
     assert {"book/appendix/claims-ledger", "book/appendix/errata"} <= set(PAGES)
+    assert any("/api/" in p for p in PAGES), "no page of the API reference part"
+    assert set(API_PAGES.values()) <= set(ALL_PAGES), "an API page of tests/api_contract.py is not in _toc.yml"
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -213,6 +247,13 @@ def _earlier_outputs(note) -> list:
     return [sib for sib in output.find_previous_siblings() if getattr(sib, "name", None)]
 
 
+def _run_data() -> Path:
+    """The data of the run the build shows: ``data`` (full) or ``_build/quick/data`` (quick), as
+    ``svmcert book build`` recorded in ``_build/html/svmcert-build.json``."""
+    record = HTML / "svmcert-build.json"
+    return ROOT / (json.loads(record.read_text())["data"] if record.is_file() else "data")
+
+
 def _shows(output, tag: str) -> bool:
     return output.name == tag or output.find(tag) is not None
 
@@ -225,7 +266,7 @@ def test_every_table_and_figure_is_on_the_page(page, rendered):
     empty = [i for i, t in enumerate(tables) if not t.find("td")]
     assert not empty, f"empty tables at positions {empty}"
 
-    saved = _sidecars(ROOT / "data" / "tables" / chapter)
+    saved = _sidecars(_run_data() / "tables" / chapter)
     shown = {name: meta for name, meta in saved.items() if meta.get("displayed", True)}
     assert len(tables) >= len(shown), f"{len(tables)} <table> on the page, the chapter saved {len(shown)}: {sorted(shown)}"
     notes = {(n.get("data-kind"), n.get("data-name")): n for n in article.select("details.svmcert-provenance")}
@@ -268,3 +309,68 @@ def test_no_execution_error_or_traceback(page, rendered):
             table.decompose()   # tables may quote exception names as data (the estimator checks)
         found = re.search(r"\b\w*(Error|Exception): ", out.get_text(" "))
         assert not found, f"{page}: cell output looks like an error: {out.get_text(' ')[:300]!r}"
+
+
+# ------------------------------------------------------------- what readers see, on every page
+def _html(page: str, request) -> str:
+    """The page as the reader gets it: the DOM after JavaScript for the pages Chromium loads,
+    the built HTML for the others."""
+    if page in PAGES:
+        return request.getfixturevalue("rendered")(page)["dom"]
+    path = HTML / f"{page}.html"
+    assert path.is_file(), f"{page}: {path} is missing from the build"
+    return path.read_text(encoding="utf-8")
+
+
+def _report(page: str, problems: list[str], what: str) -> str:
+    return f"{page}: {len(problems)} {what}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("page", ALL_PAGES)
+def test_no_table_is_cut_short(page, request):
+    problems = book_checks.truncated_tables(_html(page, request))
+    assert not problems, _report(page, problems, "table(s) cut short by pandas (show the whole table or save it)")
+
+
+@pytest.mark.parametrize("page", ALL_PAGES)
+def test_every_image_is_a_numbered_figure_with_a_description(page, request):
+    problems = book_checks.figure_problems(_html(page, request))
+    assert not problems, _report(page, problems, "problem(s) with figures (save_figure(..., caption=...), alt text)")
+
+
+@pytest.mark.parametrize("page", ALL_PAGES)
+def test_no_work_log_wording(page, request):
+    problems = book_checks.wording_problems(_html(page, request))
+    assert not problems, _report(page, problems, "phrase(s) of the work log, not of the papers or the library")
+
+
+
+
+def _verdicts(folder: Path) -> dict[str, str]:
+    import dataclasses
+
+    from svmcert.claims import Claim
+
+    fields = {f.name for f in dataclasses.fields(Claim)}
+    verdicts = {}
+    for path in sorted(folder.glob("*.json")):
+        for rec in json.loads(path.read_text())["claims"]:
+            verdicts[rec["id"]] = Claim(**{k: v for k, v in rec.items() if k in fields}).verdict
+    return verdicts
+
+
+def test_the_ledger_lists_every_claim_with_its_verdict(rendered):
+    folder = _run_data() / "claims"
+    verdicts = _verdicts(folder)
+    assert verdicts, f"no claims in {folder}"
+    page = "book/appendix/claims-ledger"
+    problems = book_checks.ledger_problems(rendered(page)["dom"], verdicts)
+    assert not problems, _report(page, problems, f"difference(s) from {folder.relative_to(ROOT)}")
+
+
+@pytest.mark.parametrize("module", sorted(CONTRACT))
+def test_the_api_reference_documents_every_contract_name(module, request):
+    page = API_PAGES[module]
+    names = [f"{module}.{name}" for name in CONTRACT[module]]
+    missing = book_checks.missing_api_entries(_html(page, request), names)
+    assert not missing, _report(page, missing, "name(s) of the library contract without an entry")

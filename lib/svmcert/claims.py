@@ -139,8 +139,8 @@ def compare(observed: float, reference: float, comparison: str, tolerance: float
     """Evaluate one comparison of the ledger.
 
     ``<=``: observed <= reference + tolerance; ``>=``: observed >= reference - tolerance;
-    ``abs``: |observed - reference| <= tolerance; ``rel``: |observed - reference| <=
-    tolerance * |reference|; ``==``: observed == reference exactly.
+    ``abs``: abs(observed - reference) <= tolerance; ``rel``: abs(observed - reference) <=
+    tolerance * abs(reference); ``==``: observed == reference exactly.
     """
     if comparison == "<=":
         return observed <= reference + tolerance
@@ -187,30 +187,54 @@ def record(
 
     Parameters
     ----------
-    id : stable dotted identifier, e.g. ``"signsvm.lp_step.optimal"``.
-    paper : ``"tajima"``, ``"hanada"`` or ``"aksu"``; :data:`PROJECT` for a claim about the library
-        itself (a speed goal against a reference tool), which no paper makes.
-    source : where in the paper, e.g. ``"eq. (14)"``.
-    statement : the claim in one sentence, in our words.
-    observed : the measured number (worst case over all instances).
-    reference : the number or bound it is compared with; ``reference_source`` says what produced it.
-    comparison, tolerance : see :func:`compare`.
-    instances : how many instances the observed number is the worst case of.
-    expect : ``"holds"`` or ``"fails"`` (an erratum shown on the errata page).
-    counterexample : for errata, the smallest instance that shows it (JSON-serialisable).
-    timing : the observed number is a wall-clock measurement (e.g. a fitted exponent); the same
-        as ``quantity="timing"``.
-    kind : ``"check"`` (default) or ``"reproduction"`` (a number the paper prints); see the module
-        docstring. ``"not checked"`` records are made by :func:`not_checked`.
-    quantity : ``"exact"``, ``"value"``, ``"path"`` or ``"timing"`` (module docstring). Default:
+    id : str
+        Stable dotted identifier, e.g. ``"signsvm.lp_step.optimal"``.
+    paper : {"tajima", "hanada", "aksu", "svmcert"}
+        The paper; :data:`PROJECT` (``"svmcert"``) for a claim about the library itself (a speed
+        goal against a reference tool), which no paper makes.
+    source : str
+        Where in the paper, e.g. ``"eq. (14)"``.
+    statement : str
+        The claim in one sentence, in our words.
+    observed : float
+        The measured number (worst case over all instances).
+    reference : float
+        The number or bound it is compared with; ``reference_source`` says what produced it.
+    comparison : {"<=", ">=", "abs", "rel", "=="}
+        See :func:`compare`.
+    tolerance : float >= 0
+        See :func:`compare`.
+    instances : int
+        How many instances the observed number is the worst case of.
+    reference_source : str
+        What produced ``reference`` (``"cvxpy/Clarabel"``, ``"bound"``, ...).
+    expect : {"holds", "fails"}
+        ``"fails"`` marks an erratum, shown on the errata page.
+    counterexample : dict, optional
+        For errata, the smallest instance that shows it (JSON-serialisable).
+    timing : bool
+        The observed number is a wall-clock measurement (e.g. a fitted exponent); the same as
+        ``quantity="timing"``.
+    kind : {"check", "reproduction"}
+        ``"reproduction"``: a number the paper prints, recomputed. ``"not checked"`` records are
+        made by :func:`not_checked`.
+    quantity : {"exact", "value", "path", "timing"}, optional
+        How ``svmcert book check`` compares a rerun with the committed record. Default:
         ``"timing"`` with ``timing=True``, ``"exact"`` for the ``==`` comparison, else ``"value"``.
-    cause : for a reproduction expected to fail (``expect="fails"``): why it is not reproduced,
+    cause : str
+        For a reproduction expected to fail (``expect="fails"``): why it is not reproduced,
         starting with one of :data:`CAUSES`.
-    drift_rtol, drift_atol : for value claims, how far ``observed`` and ``reference`` may move
-        between runs and machines (``drift_atol + drift_rtol * max(1, |old|)``; never less than
-        the claim's own tolerance). Derive them from the accuracy of what produced the numbers.
-    note : a qualifier shown in the ledger, e.g. that a true bound is loose by orders of
-        magnitude, or that the tested effect is absent on some instances.
+    drift_rtol, drift_atol : float
+        For value claims, how far ``observed`` and ``reference`` may move between runs and
+        machines (``drift_atol + drift_rtol * max(1, |old|)``; never less than the claim's own
+        tolerance). Derive them from the accuracy of what produced the numbers.
+    note : str
+        A qualifier shown in the ledger, e.g. that a true bound is loose by orders of magnitude,
+        or that the tested effect is absent on some instances.
+
+    Returns
+    -------
+    Claim
     """
     if paper not in PAPERS:
         raise ValueError(f"paper: expected one of {PAPERS}, got {paper!r}")
@@ -293,7 +317,10 @@ def not_checked(id: str, *, paper: str, source: str, statement: str, reason: str
 
 
 def close(id: str, observed, reference, *, rtol: float | None = None, atol: float | None = None, **kw) -> Claim:
-    """Record |observed - reference| <= atol (``abs``) or <= rtol |reference| (``rel``)."""
+    """Record abs(observed - reference) <= atol (``abs``) or <= rtol abs(reference) (``rel``).
+
+    Exactly one of ``rtol`` and ``atol``; the other keywords are those of :func:`record`.
+    """
     if (rtol is None) == (atol is None):
         raise ValueError("close: give exactly one of rtol (relative) or atol (absolute)")
     if rtol is not None:

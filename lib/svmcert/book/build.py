@@ -3,7 +3,8 @@
 The committed notebooks carry no outputs and ``_config.yml`` says ``execute_notebooks: off``, so
 the build works on a mirror of the sources in ``_build/src`` in which every notebook is replaced by
 its executed copy from ``_build/executed`` (written by ``svmcert book run``). HTML lands in
-``_build/html``.
+``_build/html``; with ``pdf=True`` the whole book goes through Jupyter Book's LaTeX builder
+instead (XeLaTeX, configured in ``_config.yml``) to ``_build/latex/svmcert.pdf``.
 
 The mirror also gets what the pages link to and need offline: MathJax, the book's table script and
 style (``assets/``), and every table as CSV (``_static/tables/<chapter>/<name>.csv``). Every figure
@@ -20,16 +21,24 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .latex import add_latex_tables
 from .paths import project_root
 from .runner import toc_notebooks
 
-__all__ = ["assemble_sources", "annotate_figures", "build_book", "vendor_mathjax", "vendor_assets"]
+__all__ = ["BUILD_RECORD", "assemble_sources", "annotate_figures", "build_book", "pdf_path", "vendor_mathjax",
+           "vendor_assets"]
 
 _TOP_FILES = ("_config.yml", "_toc.yml", "references.bib", "logo.png")
+#: Written into ``_build/html`` after a build: ``{"quick": bool, "data": "data" or "_build/quick/data"}``,
+#: the run whose tables and claims the pages show.
+BUILD_RECORD = "svmcert-build.json"
 
 
-def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
-    """Copy the book's sources to ``dest`` with executed notebooks in place of the committed ones."""
+def assemble_sources(root: Path, executed: Path, dest: Path, pdf: bool = False) -> Path:
+    """Copy the book's sources to ``dest`` with executed notebooks in place of the committed ones.
+
+    With ``pdf``, every table output also gets its LaTeX form (:func:`~.latex.add_latex_tables`).
+    """
     missing = [str(j.notebook) for j in toc_notebooks(root) if not (executed / j.notebook).is_file()]
     if missing:
         raise FileNotFoundError(
@@ -49,6 +58,8 @@ def assemble_sources(root: Path, executed: Path, dest: Path) -> Path:
         if src.suffix == ".ipynb":
             nb = json.loads((executed / rel).read_text(encoding="utf-8"))
             annotate_figures(nb, root / "_build" / "figures")
+            if pdf:
+                add_latex_tables(nb)
             for cell in nb.get("cells", []):   # papermill's injected parameters: the header shows them
                 tags = cell.get("metadata", {}).get("tags", [])
                 if "injected-parameters" in tags and "remove-cell" not in tags:
@@ -135,6 +146,16 @@ def vendor_assets(static_dir: Path, root: Path, quick: bool = False) -> None:
             shutil.copy2(csv, target)
 
 
+def _pdf_config(config: Path) -> None:
+    """The PDF build parses ``text/markdown`` outputs as MyST, so that the tables' ``{raw} latex``
+    blocks (:mod:`svmcert.book.latex`) reach LaTeX."""
+    import yaml
+
+    cfg = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    cfg.setdefault("sphinx", {}).setdefault("config", {})["nb_render_markdown_format"] = "myst"
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+
+
 def _stamp_footer(config: Path, root: Path) -> None:
     """Name the library version, the commit and the repository in the footer of every page."""
     import yaml
@@ -175,23 +196,53 @@ def vendor_mathjax(static_dir: Path) -> Path:
     return target
 
 
-def build_book(root: Path | None = None, quick: bool = False) -> int:
-    """Assemble the sources and run ``jupyter-book build``; return its exit status."""
+def pdf_path(root: Path) -> Path:
+    """Where the LaTeX build puts the whole-book PDF: ``_build/latex/<targetname>.pdf``, the
+    target named in ``_config.yml`` (``latex: latex_documents: targetname``)."""
+    import yaml
+
+    cfg = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
+    target = ((cfg.get("latex") or {}).get("latex_documents") or {}).get("targetname", "book.tex")
+    return root / "_build" / "latex" / (Path(target).stem + ".pdf")
+
+
+def build_book(root: Path | None = None, quick: bool = False, pdf: bool = False) -> int:
+    """Assemble the sources and run ``jupyter-book build``; return its exit status.
+
+    ``pdf=False`` renders ``_build/html``; ``pdf=True`` runs the ``pdflatex`` builder (which
+    compiles with the engine ``_config.yml`` names, XeLaTeX) and checks that the PDF exists.
+    """
     root = project_root() if root is None else Path(root)
     build = root / "_build"
     executed = build / ("quick-executed" if quick else "executed")
-    src = assemble_sources(root, executed, build / "src")
+    src = assemble_sources(root, executed, build / "src", pdf=pdf)
     vendor_mathjax(src / "_vendor")
     vendor_assets(src / "_vendor", root, quick)
     _stamp_footer(src / "_config.yml", root)
+    if pdf:
+        _pdf_config(src / "_config.yml")
     exe = Path(sys.executable).with_name("jupyter-book")
     cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(src), "--path-output", str(root),
-           "--builder", "html", "--keep-going"]
+           "--builder", "pdflatex" if pdf else "html", "--keep-going"]
+    if pdf:
+        target = pdf_path(root)
+        target.unlink(missing_ok=True)   # a PDF left from an earlier build must not pass for this one
+        proc = subprocess.run(cmd, cwd=root)
+        if proc.returncode == 0 and not target.is_file():
+            print(f"jupyter-book finished but {target} is missing (see {target.parent}/*.log)", file=sys.stderr)
+            return 1
+        if proc.returncode == 0:
+            print(f"book: {target}")
+        return proc.returncode
+    (build / "html" / BUILD_RECORD).unlink(missing_ok=True)
     proc = subprocess.run(cmd, cwd=root)
     index = build / "html" / "index.html"
     if proc.returncode == 0 and not index.is_file():
         print(f"jupyter-book finished but {index} is missing", file=sys.stderr)
         return 1
     if proc.returncode == 0:
+        # which run the pages show: tests of the rendered book compare them with its data
+        data = "_build/quick/data" if quick else "data"
+        (build / "html" / BUILD_RECORD).write_text(json.dumps({"quick": quick, "data": data}) + "\n", encoding="utf-8")
         print(f"book: {index}")
     return proc.returncode

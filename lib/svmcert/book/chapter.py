@@ -119,8 +119,8 @@ def start_chapter(name: str, paper: str | None = None, *, header: bool = True, *
     the names assigned in the notebook's cell tagged ``parameters``, with the values they have
     now (after any ``quick`` adjustments): the notebook is ``notebook=`` or the one the runner is
     executing (``$SVMCERT_NOTEBOOK``). With ``header``, the chapter shows the exact command that
-    regenerates it and a "How to cite" box (:class:`~svmcert.book.front_matter.ChapterHeader`).
-    Figures get the book's matplotlib style (:data:`FIGURE_STYLE`).
+    regenerates it and a "How to cite" box (``svmcert.book.front_matter.ChapterHeader``).
+    Figures get the book's matplotlib style (``svmcert.book.chapter.FIGURE_STYLE``).
     """
     import inspect
     import os
@@ -167,24 +167,33 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
 
     Parameters
     ----------
-    table : DataFrame or list of dicts.
-    name : file stem, e.g. ``"optimality_gap"``.
-    rtol, atol : the tolerance ``svmcert book check`` allows between a regenerated table and the
-        committed one, per numeric cell: |new - old| <= atol + rtol * |old|. Choose them from what
+    table : DataFrame or list of dicts
+    name : str
+        File stem, e.g. ``"optimality_gap"``.
+    rtol, atol : float
+        The tolerance ``svmcert book check`` allows between a regenerated table and the committed
+        one, per numeric cell: ``|new - old| <= atol + rtol * |old|``. Choose them from what
         legitimately moves between runs and machines (solver accuracy, floating point).
-    timing : names of columns that hold wall-clock measurements (or ratios of them); they are
-        shown but excluded from the drift check.
-    path : names of columns that hold path quantities — iteration and epoch counts, convergence
+    timing : list of str
+        Names of columns that hold wall-clock measurements (or ratios of them); they are shown but
+        excluded from the drift check.
+    path : list of str
+        Names of columns that hold path quantities — iteration and epoch counts, convergence
         flags, decisions taken at near-ties — which move with floating-point kernels; shown but not
         compared. ``path_reason`` says why (recorded in the sidecar).
-    exact : names of numeric columns that must be reproduced exactly (instance parameters, sizes,
+    path_reason : str
+        Why the ``path`` columns move (recorded in the sidecar).
+    exact : list of str
+        Names of numeric columns that must be reproduced exactly (instance parameters, sizes,
         counts the mathematics fixes). Text columns are always exact; the other numeric columns
         are values, compared with ``rtol`` and ``atol``.
     tolerances : dict, optional
         ``{column: (rtol, atol)}`` for value columns whose accuracy differs from the table's: e.g.
         a residual at the level of a solver's tolerance, which can move by that much.
-    caption : optional sentence shown above the table.
-    display : show the table (and its provenance note). The sidecar records the choice
+    caption : str, optional
+        A sentence shown above the table.
+    display : bool
+        Show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
     group_by, group_order, group_labels : how the page groups the rows (see
         :class:`~svmcert.book.tables.TableView`); display only: the CSV and its sidecar do not change.

@@ -1,7 +1,7 @@
 """The ``svmcert`` command (also ``python -m svmcert``)::
 
     svmcert book run [CHAPTER ...] [--quick] [-j N] [--keep-going] [-p NAME VALUE ...]
-    svmcert book build [--quick]
+    svmcert book build [--quick] [--pdf]
     svmcert book check
 """
 
@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="render _build/html from the executed chapters")
     build.add_argument("--quick", action="store_true", help="render the chapters executed with --quick")
+    build.add_argument("--pdf", action="store_true",
+                       help="the whole book as one PDF (XeLaTeX): _build/latex/svmcert.pdf instead of _build/html")
 
     sub.add_parser("check", help="compare regenerated tables and claims with the versions committed at HEAD")
     return parser
@@ -74,7 +76,7 @@ def _dispatch(args) -> int:
         from .build import build_book
 
         try:
-            return build_book(quick=args.quick)
+            return build_book(quick=args.quick, pdf=args.pdf)
         except FileNotFoundError as exc:
             print(f"svmcert book build: {exc}", file=sys.stderr)
             return 1

@@ -97,7 +97,7 @@ def lo_scores(G, y, W):
     """Post-LO squared norms ``a^2 W`` for every column of ``G`` (``inf`` where LO is infeasible).
 
     The closed form of :func:`svmcert.featelim.solve_lo` on every column at once (both use
-    :func:`lo_gaps`): the best gap between the classes, in either orientation, gives ``|a| = 2 / gap``.
+    ``lo_gaps``): the best gap between the classes, in either orientation, gives ``|a| = 2 / gap``.
     """
     if not (y > 0).any() or not (y < 0).any():
         return np.zeros(G.shape[1])
@@ -189,6 +189,22 @@ def eliminate_features(X, y, criterion: str = "mfe-lo", *, n_keep: int = 1, C: f
         ties, and the tie goes to the candidate with the smallest original index. Scores are
         products of floating-point sums, so an exact tie (two equal features, a zero feature) comes
         out in either order depending on rounding; this keeps the order the same on every machine.
+
+    Returns
+    -------
+    EliminationResult
+        The features in the order they were removed, those that remain, and one
+        :class:`EliminationStep` per removal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.featelim import eliminate_features
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((60, 4)); y = np.where(X[:, 2] + 0.1 * X[:, 0] > 0, 1.0, -1.0)
+    >>> res = eliminate_features(X, y, criterion="mfe-lo", n_keep=1)
+    >>> res.order, res.remaining                  # feature 2 carries the labels
+    ([3, 1, 0], [2])
     """
     X, y = check_X_y(X, y)
     if not ((y > 0).any() and (y < 0).any()):

@@ -45,7 +45,7 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
     tol : float
         Relative tolerance of the optimality tests (slope along the DRD, negative multipliers).
     max_iter : int >= 1, optional
-        Default ``20 N + 100``. Stopping there issues a :class:`ConvergenceWarning`. Integers (and
+        Default ``20 N + 100``. Stopping there issues a :class:`~svmcert.signsvm.ConvergenceWarning`. Integers (and
         floats with an integral value, such as ``1e4``) are accepted; a fraction, bool or string
         raises ValueError rather than being truncated.
     record : bool
@@ -58,6 +58,19 @@ def solve_qp1(g, y, C, wnorm2, method: str = "active-set", *, start=None, tol: f
     Returns
     -------
     QP1Result
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.featelim import solve_qp1
+    >>> g = np.array([2.0, 1.5, -1.0, -2.5, 0.2]); y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    >>> res = solve_qp1(g, y, C=1.0, wnorm2=1.0)
+    >>> round(res.a, 9), round(res.b, 9), round(float(res.objective), 9), res.converged
+    (1.3, -1.26, 1.155, True)
+    >>> bool(abs(res.objective - res.dual_objective) < 1e-12)     # the duality gap certifies it
+    True
+    >>> round(float(solve_qp1(g, y, 1.0, 1.0, method="nocedal-wright").objective), 9)
+    1.155
     """
     if method not in ("active-set", "nocedal-wright"):
         raise ValueError(f"method: expected 'active-set' or 'nocedal-wright', got {method!r}")

@@ -106,7 +106,8 @@ class QP1Result:
     dual_objective : float
         Dual objective at ``alpha``; ``objective - dual_objective`` is the duality gap.
     converged : bool
-        False when the method stopped at ``max_iter`` (a :class:`ConvergenceWarning` was issued).
+        False when the method stopped at ``max_iter`` (a
+        :class:`~svmcert.signsvm.ConvergenceWarning` was issued).
     method : str
         ``"active-set"`` or ``"nocedal-wright"``.
     W1, W2 : ndarray of bool

@@ -152,7 +152,8 @@ def enclosing_sphere(K, *, tol: float = 1e-10, max_iter: int = 100000, beta0=Non
     tol : float, default 1e-10
         Stop when gap <= tol * max(r2, tiny). Gaps at rounding level (16 eps max_i K_ii) also stop.
     max_iter : int, default 100000
-        Pairwise steps allowed; reaching it without ``tol`` warns :class:`ConvergenceWarning`.
+        Pairwise steps allowed; reaching it without ``tol`` warns
+        :class:`~svmcert.signsvm.ConvergenceWarning`.
     beta0 : array_like of shape (n,), optional
         Warm start; negative entries are set to 0 and the rest renormalised to sum 1.
     engine : {"numba", "numpy"}
@@ -242,6 +243,15 @@ def radius_squared(K, method: str = "sphere", **kw) -> float:
     ValueError
         ``K`` not a symmetric positive semidefinite matrix (an indefinite K is no Gram matrix, and
         its "radius" would be meaningless), or bad options.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.featelim import radius_squared
+    >>> from svmcert.kernels import linear_kernel
+    >>> K = linear_kernel(np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]]))
+    >>> round(radius_squared(K), 9), radius_squared(K, method="diameter")   # a square of side 2
+    (2.0, 8.0)
     """
     if _check_method(method) == "sphere":
         return enclosing_sphere(K, **kw).r2

@@ -46,7 +46,7 @@ class WorkingSetCheck:
 
 
 def working_set_rows(W1, W2, g, y) -> np.ndarray:
-    """Rows of ``A^W`` (margin rows of ``W1`` then slack rows of ``W2``), shape (|W|, N+2)."""
+    """Rows of ``A^W`` (margin rows of ``W1`` then slack rows of ``W2``), shape ``(|W|, N+2)``."""
     g = np.asarray(g, dtype=float)
     y = np.asarray(y, dtype=float)
     N = g.shape[0]

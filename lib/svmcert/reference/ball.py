@@ -154,7 +154,7 @@ def secular_roots_polynomial(poles, weights, radius, imag_tol: float = 1e-6):
     found by ``numpy.roots`` (eigenvalues of the companion matrix). No pole is a root of the
     polynomial, so its real roots are exactly those of the secular equation.
 
-    Returns the sorted real roots (imaginary part <= imag_tol (1 + |real part|)) and all roots.
+    Returns the sorted real roots (imaginary part <= imag_tol (1 + abs(real part))) and all roots.
     """
     P = np.polynomial.polynomial
     sq = [P.polypow([-float(p), 1.0], 2) for p in poles]

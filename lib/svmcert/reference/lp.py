@@ -29,6 +29,33 @@ def dual_gradient_reference(alpha, X, y, lam, sign=None) -> np.ndarray:
 
     omega = sum_i alpha_i y_i x_i / (lam n); w_h = max(omega_h, 0) where w_h >= 0 is required,
     min(omega_h, 0) where w_h <= 0 is required, omega_h otherwise; g_i = (1 - y_i <x_i, w>) / n.
+
+    Parameters
+    ----------
+    alpha : array of shape (n,)
+        Dual point in [0, 1]^n.
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.reference import dual_gradient_reference
+    >>> from svmcert.signsvm import dual_gradient
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((20, 3)); y = np.sign(rng.standard_normal(20)); alpha = rng.random(20)
+    >>> g = dual_gradient_reference(alpha, X, y, lam=0.5, sign=[1, 0, -1])
+    >>> bool(np.allclose(g, dual_gradient(alpha, X, y, 0.5, [1, 0, -1]), rtol=1e-12, atol=1e-15))
+    True
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -43,7 +70,27 @@ def dual_gradient_reference(alpha, X, y, lam, sign=None) -> np.ndarray:
 
 
 def solve_box_lp_cvxpy(g, solver: str = "CLARABEL") -> BoxLPSolution:
-    """max <g, u> s.t. 0 <= u <= 1 with cvxpy (default solver Clarabel)."""
+    """max <g, u> s.t. 0 <= u <= 1 with cvxpy (default solver Clarabel).
+
+    Parameters
+    ----------
+    g : array of shape (n,)
+        The objective, e.g. the gradient of the dual at the current point.
+    solver : str
+        A cvxpy solver name.
+
+    Returns
+    -------
+    BoxLPSolution
+        The point ``u``, its objective ``value`` and the solver's ``status`` line.
+
+    Examples
+    --------
+    >>> from svmcert.reference import solve_box_lp_cvxpy
+    >>> sol = solve_box_lp_cvxpy([0.5, -1.0, 2.0])
+    >>> sol.u.round(6), round(sol.value, 6)
+    (array([1., 0., 1.]), 2.5)
+    """
     cp = require("cvxpy", "reference")
 
     g = np.asarray(g, dtype=float)
@@ -60,6 +107,26 @@ def solve_box_lp_linprog(g, method: str = "highs-ds", presolve: bool = True) -> 
 
     ``presolve=False`` keeps HiGHS from recognising that the box LP separates, so that the cost
     of a general-purpose LP solve is what gets measured.
+
+    Parameters
+    ----------
+    g : array of shape (n,)
+        The objective.
+    method : str
+        A HiGHS method of ``linprog`` (``"highs-ds"``: dual simplex; ``"highs-ipm"``: interior
+        point).
+    presolve : bool
+
+    Returns
+    -------
+    BoxLPSolution
+
+    Examples
+    --------
+    >>> from svmcert.reference import solve_box_lp_linprog
+    >>> sol = solve_box_lp_linprog([0.5, -1.0, 2.0])
+    >>> sol.u, sol.value
+    (array([1., 0., 1.]), 2.5)
     """
     from scipy.optimize import linprog
 

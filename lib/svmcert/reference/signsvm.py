@@ -31,6 +31,36 @@ def solve_primal_cvxpy(X, y, lam, sign=None, solver: str = "CLARABEL", high_accu
     ``high_accuracy`` Clarabel's gap and feasibility tolerances are tightened to 1e-10, so the
     returned value is within about 1e-9 (relative) of the true optimum. The objective value is
     recomputed from the returned w (not taken from the solver), so it is an upper bound on P*.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
+    solver : str
+        A cvxpy solver name.
+    high_accuracy : bool
+        Tighten Clarabel's tolerances to 1e-10.
+
+    Returns
+    -------
+    PrimalReference
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.reference import solve_primal_cvxpy
+    >>> from svmcert.signsvm import solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 3)); y = np.sign(X[:, 0] + 0.3 * rng.standard_normal(50))
+    >>> ref = solve_primal_cvxpy(X, y, lam=0.1, sign=[1, 0, -1])
+    >>> res = solve(X, y, lam=0.1, sign=[1, 0, -1])
+    >>> bool(abs(ref.value - res.primal) <= 1e-6 * ref.value), ref.status
+    (True, 'cvxpy/CLARABEL: optimal')
     """
     cp = require("cvxpy", "reference")
 

@@ -74,18 +74,35 @@ class OptimumScreening:
 
     Attributes
     ----------
-    lam : lambda; spread : sqrt(K_ii); margins : the fit's margins.
-    margin_lo, margin_hi : bounds on the exact optimum's margins.
-    inside : alpha*_i > 0 is certain (m*_i <= 1: never removable).
-    root, root_lo, root_hi : sqrt(lambda_max(M)) at the fit, and bounds at the optimum.
-    r0 : the fit's gap-safe radius; free_bound : B_F (bound on ||alpha_hat_F - alpha*_F||).
-    uncertain : samples in F (not fixed by the gap alone).
-    alpha : the dual point used (the fit's, split evenly between copies).
-    copies : samples that repeat an earlier one (same features and label).
-    root_error : the bound E on |sqrt(lambda_max) at the fit - at the optimum| (any weight set
-        whose largest eigenvalue is taken over fewer directions obeys it too).
-    slack : relative allowance for the rounding of computed eigenvalues.
-    isss_error : bound on |sqrt(d^T M_hat d) - sqrt(d^T M* d)| per unit of ||d|| summed over copies.
+    lam : float
+        lambda.
+    spread : ndarray of shape (n,)
+        sqrt(K_ii).
+    margins : ndarray of shape (n,)
+        The fit's margins.
+    margin_lo, margin_hi : ndarray of shape (n,)
+        Bounds on the exact optimum's margins.
+    inside : ndarray of bool, shape (n,)
+        alpha*_i > 0 is certain (m*_i <= 1: never removable).
+    root, root_lo, root_hi : float
+        sqrt(lambda_max(M)) at the fit, and bounds at the optimum.
+    r0 : float
+        The fit's gap-safe radius.
+    free_bound : float
+        B_F (bound on ||alpha_hat_F - alpha*_F||).
+    uncertain : int
+        Samples in F (not fixed by the gap alone).
+    alpha : ndarray of shape (n,)
+        The dual point used (the fit's, split evenly between copies).
+    copies : int
+        Samples that repeat an earlier one (same features and label).
+    root_error : float
+        The bound E on abs(sqrt(lambda_max) at the fit - at the optimum) (any weight set whose
+        largest eigenvalue is taken over fewer directions obeys it too).
+    slack : float
+        Relative allowance for the rounding of computed eigenvalues.
+    isss_error : float
+        Bound on abs(sqrt(d^T M_hat d) - sqrt(d^T M* d)) per unit of ||d|| summed over copies.
     """
 
     lam: float
@@ -240,18 +257,31 @@ def optimum_screening(y, lam, alpha, margins, gap, *, K=None, features=None, w_t
 
     Parameters
     ----------
-    y : (n,) labels +-1; lam : lambda > 0.
-    alpha : (n,) the fit's dual point in [0, 1]; margins : its margins y_i <phi(x_i), beta(alpha)>.
-    gap : its certified duality gap P - D >= 0 (Lemma 3.1).
-    K : (n, n) Gram matrix, or features : (n, d) with K = X X^T (exactly one of them).
-    w_tilde : (n,) the weights of the fit (default ones; equal within each group).
-    groups : (n,) labels of copies (identical phi(x_i) and y_i, e.g. :func:`duplicate_groups`);
-        default: every sample on its own. Within a group the optimum with equal alpha is used.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+    alpha : array of shape (n,)
+        The fit's dual point in [0, 1].
+    margins : array of shape (n,)
+        Its margins y_i <phi(x_i), beta(alpha)>.
+    gap : float
+        Its certified duality gap P - D >= 0 (Lemma 3.1).
+    K : array of shape (n, n), optional
+        The Gram matrix; give it or ``features``, not both.
+    features : array of shape (n, d), optional
+        Features X with K = X X^T.
+    w_tilde : array of shape (n,), optional
+        The weights of the fit (default ones; equal within each group).
+    groups : array of shape (n,), optional
+        Labels of copies (identical phi(x_i) and y_i, e.g. from
+        ``svmcert.screening.certified.duplicate_groups``); default: every sample on its own.
+        Within a group the optimum with equal alpha is used.
 
     Returns
     -------
-    OptimumScreening : call :meth:`~OptimumScreening.drsss` (per radius S) and
-    :meth:`~OptimumScreening.isss` (per weight) for decisions.
+    OptimumScreening
+        Call :meth:`~OptimumScreening.drsss` (per radius S) and :meth:`~OptimumScreening.isss`
+        (per weight) for decisions.
     """
     y = check_labels(y)
     n = y.size

@@ -75,8 +75,25 @@ def gap_quadratic(K, y, lam, w_tilde, alpha_hat, loss: str = "hinge", check_psd:
 
     Parameters
     ----------
-    K : (n, n) PSD Gram matrix; y : labels +-1; lam : lambda > 0.
-    w_tilde : (n,) the weights the model was fitted with; alpha_hat : (n,) its dual point.
+    K : array of shape (n, n)
+        Positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda (rho = lam/2 ||beta||^2).
+    w_tilde : array of shape (n,)
+        The weights the model was fitted with.
+    alpha_hat : array of shape (n,)
+        Its dual point.
+    loss : {"hinge", "squared_hinge"}
+    check_psd : bool
+        Check that ``K`` is positive semidefinite.
+
+    Returns
+    -------
+    GapQuadratic
+        ``A``, ``b`` and ``const`` of the gap w^T A w + 2 b^T w + const, the margins and the
+        Fenchel-Young residuals.
     """
     K, y, lam, w_tilde, loss = check_weighted_problem(K, y, lam, w_tilde, loss, psd=check_psd, weights_name="w_tilde")
     alpha = check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
@@ -204,7 +221,7 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
     The rule is applied with its floating-point error accounted for: a sample is removable only if
     m_i - mu_i - sqrt(K_ii) R' clears the threshold, with mu_i a bound on the rounding error of
     m_i and R' = sqrt(2 (G + E) / lam), E a bound on the error of the maximal gap G
-    (:func:`_rounding_allowance`). On well-scaled problems this changes no decision except for
+    (``_rounding_allowance``). On well-scaled problems this changes no decision except for
     samples within about 1e-5 R of the threshold (whose removal rounding could not prove); with
     weights far above 1 / lam (a near-hard-margin problem) E dominates and nothing is removable.
     If the computed maximum is not finite or lies below the gap at w_tilde (impossible in exact
@@ -247,5 +264,37 @@ def drsss_screen(K, y, lam, w_tilde, S, loss: str = "hinge") -> np.ndarray:
     """Boolean mask, True = sample removable for every w with ||w - w_tilde|| <= S (Theorem 3.5).
 
     See :func:`drsss` for the floating-point allowance and the refusal to screen.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda (rho = lam/2 ||beta||^2).
+    w_tilde : array of shape (n,)
+        The training weights, the centre of W = {w : ||w - w_tilde|| <= S}.
+    S : float > 0
+        The radius of W.
+    loss : {"hinge", "squared_hinge"}
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        True where sample i can be removed for every weight vector in W.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.kernels import linear_kernel
+    >>> from svmcert.screening import drsss_screen
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> K, w = linear_kernel(X), np.full(100, 1 / 100)
+    >>> int(drsss_screen(K, y, 1e-2, w, S=1e-3).sum())      # removable for every w in the ball
+    63
+    >>> int(drsss_screen(K, y, 1e-2, w, S=1e-2).sum())      # a ball as large as ||w||: none
+    0
     """
     return drsss(K, y, lam, w_tilde, S, loss).removable

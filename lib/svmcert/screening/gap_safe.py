@@ -33,11 +33,19 @@ def gap_safe_radius(primal, dual, kappa) -> float:
 
     Parameters
     ----------
-    primal : real number, P_w(beta_hat) (finite).
-    dual : real number, D_w(alpha_hat) (finite; -inf gives r = inf).
-        Python or numpy real numbers, or 0-d arrays; strings and booleans are rejected (they are
-        not objective values, even where ``float()`` would convert them).
-    kappa : strong-convexity modulus of P_w (lam for rho = lam/2 ||beta||^2).
+    primal : float
+        P_w(beta_hat), finite.
+    dual : float
+        D_w(alpha_hat), finite or -inf (which gives r = inf). Both accept Python or numpy real
+        numbers, or 0-d arrays; strings and booleans are rejected (they are not objective
+        values, even where ``float()`` would convert them).
+    kappa : float > 0
+        Strong-convexity modulus of P_w (lam for rho = lam/2 ||beta||^2).
+
+    Returns
+    -------
+    float
+        r, with ||beta_hat - beta*(w)|| <= r.
 
     Raises
     ------
@@ -45,8 +53,14 @@ def gap_safe_radius(primal, dual, kappa) -> float:
         Naming the argument: ``primal`` or ``dual`` not a real number (string, bool, array),
         ``primal`` not finite, ``dual`` NaN or +inf, ``kappa`` not a finite number > 0.
         If P < D beyond rounding (weak duality fails: the pair is not a primal value and a dual
-        value of the same problem). Differences of P and D within 1e3 eps max(|P|, |D|, 1), the
-        rounding of the sums that produce them, count as a zero gap.
+        value of the same problem). Differences of P and D within 1e3 eps max(abs(P), abs(D), 1),
+        the rounding of the sums that produce them, count as a zero gap.
+
+    Examples
+    --------
+    >>> from svmcert.screening import gap_safe_radius
+    >>> gap_safe_radius(1.5, 1.0, kappa=4.0)            # sqrt(2 * 0.5 / 4)
+    0.5
     """
     kappa = check_positive(kappa, "kappa")
     P, D = check_real(primal, "primal"), check_real(dual, "dual")
@@ -80,8 +94,23 @@ def margin_interval(K, y, lam, weights, alpha_hat, loss: str = "hinge", check_ps
 
     Parameters
     ----------
-    K : (n, n) positive semidefinite Gram matrix; y : (n,) labels +-1; lam : lambda > 0.
-    weights : (n,) w_i >= 0; alpha_hat : (n,) point of the dual domain of ``loss`` (Table 5).
+    K : array of shape (n, n)
+        Positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda (rho = lam/2 ||beta||^2).
+    weights : array of shape (n,)
+        Sample weights w_i >= 0.
+    alpha_hat : array of shape (n,)
+        A point of the dual domain of ``loss`` (Table 5).
+    loss : {"hinge", "squared_hinge"}
+    check_psd : bool
+        Check that ``K`` is positive semidefinite.
+
+    Returns
+    -------
+    MarginInterval
     """
     K, y, lam, w, loss = check_weighted_problem(K, y, lam, weights, loss, psd=check_psd)
     alpha = check_dual_point(alpha_hat, y.shape[0], loss, "alpha_hat")
@@ -96,12 +125,42 @@ def margin_interval(K, y, lam, weights, alpha_hat, loss: str = "hinge", check_ps
 def sss_screen(K, y, lam, weights, alpha_hat, loss: str = "hinge", check_psd: bool = True) -> np.ndarray:
     """Safe sample screening for one weight vector (Lemma 3.2 with the ball of Lemma 3.1).
 
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda (rho = lam/2 ||beta||^2).
+    weights : array of shape (n,)
+        Sample weights w_i >= 0.
+    alpha_hat : array of shape (n,)
+        Any point of the dual domain of ``loss`` (Table 5), e.g. an approximate solution from
+        :func:`fit_weighted_svm`; the closer to optimal, the more samples are screened.
+    loss : {"hinge", "squared_hinge"}
+    check_psd : bool
+        Check that ``K`` is positive semidefinite.
+
     Returns
     -------
     ndarray of bool, shape (n,)
         True where alpha*_i(w) = 0 is guaranteed (sample i can be removed without changing
         beta*(w)): the lower end of :func:`margin_interval` is > 1 (hinge, Z = (1, inf)) or
         >= 1 (squared hinge, Z = [1, inf)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.kernels import linear_kernel
+    >>> from svmcert.screening import fit_weighted_svm, sss_screen
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> K, w = linear_kernel(X), np.full(100, 1 / 100)
+    >>> fit = fit_weighted_svm(K, y, lam=1e-2, weights=w)
+    >>> safe = sss_screen(K, y, 1e-2, w, fit.alpha)
+    >>> int(safe.sum()), bool(np.all(fit.alpha[safe] == 0))     # 77 of 100 samples removable
+    (77, True)
     """
     lower = margin_interval(K, y, lam, weights, alpha_hat, loss, check_psd).lower
     return lower > 1.0 if loss == "hinge" else lower >= 1.0

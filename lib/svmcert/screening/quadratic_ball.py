@@ -185,7 +185,7 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
         ``"auto"`` (default): ``"cholesky"`` when it applies and certifies its answer, otherwise
         ``"rightmost"``; the two agree to rounding where both apply.
         ``"cholesky"``: the easy case without an eigendecomposition
-        (:func:`.ball_newton.maximize_on_ball_newton`): safeguarded Newton iteration of More and
+        (``svmcert.screening.ball_newton.maximize_on_ball_newton``): safeguarded Newton iteration of More and
         Sorensen on the secular equation (eq. 18) with Cholesky factorisations of nu I - A, started
         from a Lanczos (Gauss quadrature) lower bound on the root; usually one factorisation,
         O(n^3 / 3). Raises RuntimeError where it does not apply (g = A center + b = 0, the hard
@@ -194,12 +194,13 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
         nu* = max(phi_max, 0, largest root of T) by a bracketed root search in the offset from
         phi_max; the hard case (xi = 0 on the top eigenspace and T(phi_max) <= S^2) takes
         nu = phi_max and fills the top eigenspace. O(n^3).
-        ``"enumerate"``: the paper's procedure, every stationary point (:func:`stationary_points`)
+        ``"enumerate"``: the paper's procedure, every stationary point (``stationary_points``)
         and the best of them. O(n^3) as well, with O(n^2) root work.
 
     Returns
     -------
-    BallMaximum(value, w, nu)
+    BallMaximum
+        ``value``, the maximiser ``w`` and its multiplier ``nu``.
 
     Notes
     -----
@@ -218,6 +219,15 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
         (or A center + b) exceeds the float64 range.
     RuntimeError
         ``method="cholesky"`` only: the Newton path does not apply (see above).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.screening import maximize_quadratic_on_ball
+    >>> A = np.diag([2.0, 1.0]); b = np.array([1.0, 0.0])
+    >>> res = maximize_quadratic_on_ball(A, b, center=np.zeros(2), radius=1.0)
+    >>> round(res.value, 9), round(res.nu, 9), bool(np.allclose(res.w, [1.0, 0.0]))  # A w + b = 3 w
+    (4.0, 3.0, True)
     """
     if method not in ("auto", "cholesky", "rightmost", "enumerate"):
         raise ValueError(f"method: expected 'auto', 'cholesky', 'rightmost' or 'enumerate', got {method!r}")

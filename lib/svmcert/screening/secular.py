@@ -155,6 +155,14 @@ def secular_roots(phi, xi, radius):
         Naming the argument for bad input; ``phi`` or ``xi`` when their entries span more than
         the float64 range (some vanish after scaling, and their roots could not be resolved);
         ``phi, xi, radius`` when roots exceed the float64 range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.screening import secular_roots
+    >>> # two poles, 0 and 1; T = 8 at their midpoint, so radius^2 = 9 gives two roots between them
+    >>> secular_roots(np.array([0.0, 1.0]), np.array([1.0, 1.0]), radius=3.0).round(6)
+    array([-0.344083,  0.401273,  0.598727,  1.344083])
     """
     phi = check_vector(phi, "phi")
     xi = check_vector(xi, "xi", phi.shape[0])

@@ -36,13 +36,21 @@ class LinearWeightedSVM:
 
     Attributes
     ----------
-    alpha : dual point in [0, 1]^n (hinge) or [0, inf) (squared hinge); entries with w_i = 0 are
-        set by link (7) at the final margins.
-    beta : X^T (y w alpha) / lam, the primal point of link (6).
-    margins : y_i <x_i, beta>.
-    primal, dual, gap : P_w(beta), D_w(alpha) and the certified gap (sum of residuals).
-    n_iter : epochs; converged : gap <= tol * primal was reached.
-    radius : certified bound on ||beta - beta*(w)||: sqrt(2 (gap + its rounding) / lam) plus the
+    alpha : ndarray of shape (n,)
+        Dual point in [0, 1]^n (hinge) or [0, inf) (squared hinge); entries with w_i = 0 are set
+        by link (7) at the final margins.
+    beta : ndarray of shape (d,)
+        X^T (y w alpha) / lam, the primal point of link (6).
+    margins : ndarray of shape (n,)
+        y_i <x_i, beta>.
+    primal, dual, gap : float
+        P_w(beta), D_w(alpha) and the certified gap (sum of residuals).
+    n_iter : int
+        Epochs.
+    converged : bool
+        Whether gap <= tol * primal was reached.
+    radius : float
+        Certified bound on ||beta - beta*(w)||: sqrt(2 (gap + its rounding) / lam) plus the
         rounding of beta itself (Higham's bound gamma_k = k eps / (1 - k eps) on the dot products).
     """
 
@@ -149,16 +157,30 @@ def fit_weighted_linear(X, y, lam, weights, loss: str = "hinge", *, tol: float =
 
     Parameters
     ----------
-    X : (n, d) features (rows are samples); y : (n,) labels +-1; lam : lambda > 0.
-    weights : (n,) w_i >= 0 (zeros allowed: the sample takes no part).
-    loss : ``"hinge"`` or ``"squared_hinge"``.
-    tol : stop when the certified gap <= tol * P_w (tested after every epoch from beta recomputed
+    X : array of shape (n, d)
+        Features, rows are samples.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+    weights : array of shape (n,)
+        w_i >= 0 (zeros allowed: the sample takes no part).
+    loss : {"hinge", "squared_hinge"}
+    tol : float
+        Stop when the certified gap <= tol * P_w (tested after every epoch from beta recomputed
         from alpha, so incremental rounding cannot fake convergence).
-    max_epochs : limit; reaching it warns (:class:`ConvergenceWarning`); the gap is still a valid
-        certificate.
-    seed : the coordinate orders (ORDERS random permutations from their own generator, cycled).
-    alpha0 : optional warm start (clipped to the dual domain), e.g. the solution at nearby weights.
-    engine : ``"numba"`` (compiled epochs) or ``"numpy"`` (the reference loop).
+    max_epochs : int
+        Limit; reaching it warns (:class:`~svmcert.signsvm.ConvergenceWarning`); the gap is still
+        a valid certificate.
+    seed : int
+        The coordinate orders (ORDERS random permutations from their own generator, cycled).
+    alpha0 : array of shape (n,), optional
+        Warm start (clipped to the dual domain), e.g. the solution at nearby weights.
+    engine : {"numba", "numpy"}
+        Compiled epochs, or the reference loop.
+
+    Returns
+    -------
+    LinearWeightedSVM
     """
     X = np.ascontiguousarray(check_matrix(X, "X"))
     y = check_labels(y, X.shape[0])

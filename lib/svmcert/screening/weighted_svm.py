@@ -55,14 +55,24 @@ class WeightedSVM:
 
     Attributes
     ----------
-    alpha : dual point in the domain of Table 5 (entries with w_i = 0 set by link (7)).
-    primal, dual : P_w(beta(alpha)) and D_w(alpha) (eqs. 2, 4).
-    gap : P_w(beta(alpha)) - D_w(alpha) >= 0, a certificate: P_w(beta) - P* <= gap and
+    alpha : ndarray of shape (n,)
+        Dual point in the domain of Table 5 (entries with w_i = 0 set by link (7)).
+    primal, dual : float
+        P_w(beta(alpha)) and D_w(alpha) (eqs. 2, 4).
+    gap : float
+        P_w(beta(alpha)) - D_w(alpha) >= 0, a certificate: P_w(beta) - P* <= gap and
         ||beta(alpha) - beta*|| <= sqrt(2 gap / lam) (Lemma 3.1).
-    n_iter : epochs performed; converged : whether gap <= tol * primal was reached.
-    margins : y_i <phi(x_i), beta(alpha)>; dual_coef : y * w * alpha / lam, so that
-        beta = sum_i dual_coef_i phi(x_i) and f(x) = sum_i dual_coef_i k(x_i, x).
-    history : per-epoch lists primal, dual, gap, seconds (when recorded).
+    n_iter : int
+        Epochs performed.
+    converged : bool
+        Whether gap <= tol * primal was reached.
+    margins : ndarray of shape (n,)
+        y_i <phi(x_i), beta(alpha)>.
+    dual_coef : ndarray of shape (n,)
+        y * w * alpha / lam, so that beta = sum_i dual_coef_i phi(x_i) and
+        f(x) = sum_i dual_coef_i k(x_i, x).
+    history : dict of lists
+        Per epoch: primal, dual, gap, seconds (when recorded).
     """
 
     alpha: np.ndarray
@@ -112,9 +122,9 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     and Newton steps on the free set.
 
     Each epoch visits the samples with w_i > 0 in random order and maximises D_w exactly along
-    each alpha_i (:mod:`svmcert.screening._weighted_dca`), so D_w never decreases. Between epochs,
+    each alpha_i (``svmcert.screening._weighted_dca``), so D_w never decreases. Between epochs,
     once its cost is covered by the epochs' work (NEWTON_WORK_RATIO), active-set Newton steps
-    (:mod:`svmcert.screening._weighted_newton`) finish what the epochs converge to slowly when lam
+    (``svmcert.screening._weighted_newton``) finish what the epochs converge to slowly when lam
     is small. If K has low rank (a linear kernel: K = G G^T,
     found by pivoted Cholesky) the epochs first run on the factor at O(n r) per epoch; the answer
     is then certified with K itself and, if the factor's rounding leaves the gap above ``tol``,
@@ -122,28 +132,45 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
 
     Parameters
     ----------
-    K : (n, n) positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
-    y : (n,) labels +-1; lam : lambda > 0; weights : (n,) w_i >= 0 (zeros allowed).
-    loss : ``"hinge"`` or ``"squared_hinge"`` (Table 5).
-    tol : stop when the certified gap P_w - D_w <= tol * P_w. On K, the test after each epoch
+    K : array of shape (n, n)
+        Positive semidefinite Gram matrix <phi(x_i), phi(x_j)>.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda (rho = lam/2 ||beta||^2).
+    weights : array of shape (n,)
+        Sample weights w_i >= 0 (zeros allowed).
+    loss : {"hinge", "squared_hinge"}
+        The loss (Table 5).
+    tol : float, default 1e-9
+        Stop when the certified gap P_w - D_w <= tol * P_w. On K, the test after each epoch
         uses incrementally updated margins (O(n)); a stop is only accepted after the margins are
         recomputed from K (O(n^2)), which also happens every 16 epochs. The returned numbers
         always come from margins recomputed from K.
-    max_epochs : limit (both phases together); reaching it warns
+    max_epochs : int
+        Limit (both phases together); reaching it warns
         (:class:`~svmcert.signsvm.result.ConvergenceWarning`) and sets ``converged=False``; the
         returned gap is still a valid certificate.
-    seed : order of the coordinates; alpha0 : optional start (clipped to the domain).
-    engine : ``"numba"`` (compiled epochs) or ``"numpy"`` (the tested reference loops).
-    low_rank : ``"auto"`` (use a factor of rank <= min(n/4, 256, sqrt(FACTOR_COST_RATIO n)) if
+    seed : int
+        Order of the coordinates.
+    alpha0 : array of shape (n,), optional
+        Start (clipped to the domain).
+    engine : {"numba", "numpy"}
+        Compiled epochs, or the tested reference loops.
+    low_rank : {"auto", True, False}
+        ``"auto"``: use a factor of rank <= min(n/4, 256, sqrt(FACTOR_COST_RATIO n)) if
         one exists: the search stops once it would cost more than a few epochs), True (any rank
         < n) or False (always work on K).
-    check_psd : ``"auto"`` (default): a Cholesky proof for n <= 1000 and tests that can only
-        refute positive semidefiniteness above (:mod:`svmcert._gram`); True: always the
+    check_psd : {"auto", True, False}
+        ``"auto"`` (default): a Cholesky proof for n <= 1000 and tests that can only refute
+        positive semidefiniteness above (``svmcert.screening.gram``); True: always the
         Cholesky proof (O(n^3 / 3)); False: none. Whatever the setting, a certificate whose
         quadratic term lam ||beta||^2 = u^T Q u / lam comes out negative beyond rounding proves K
         indefinite and raises ValueError.
-    newton : take active-set Newton steps (False: epochs only, the previous behaviour).
-    time_limit : seconds, optional: the run stops before an epoch or Newton attempt that would
+    newton : bool
+        Take active-set Newton steps (False: epochs only, the previous behaviour).
+    time_limit : float, optional
+        Seconds: the run stops before an epoch or Newton attempt that would
         end after it (estimated from the slowest epoch so far), warns and returns its certificate.
 
     Returns

@@ -94,16 +94,35 @@ def _as_output(value, T):
 def curvature_bound(X, lam) -> float:
     """Lemma 2: the curvature of F = -D on [0, 1]^n satisfies C_F <= R^2 / lam.
 
-    R itself is computed without overflow or underflow (:func:`max_row_norm`), and R^2 / lam as
+    R itself is computed without overflow or underflow (``max_row_norm``), and R^2 / lam as
     one product and one quotient where R^2 alone would leave the float64 range, so the result is
     the rounded value of R^2 / lam whenever that is a finite float (a value below the smallest
     subnormal rounds to 0, as any float64 result does).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Samples as rows; R = max_i ||x_i||.
+    lam : float > 0
+
+    Returns
+    -------
+    float
+        R^2 / lam.
 
     Raises
     ------
     ValueError
         Naming ``X`` and ``lam`` when R^2 / lam exceeds the float64 range (~1.8e308): an
         infinite "upper bound" would be useless in silence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import curvature_bound
+    >>> X = np.array([[3.0, 4.0], [1.0, 0.0]])
+    >>> curvature_bound(X, lam=0.25)                   # R = 5
+    100.0
     """
     X = check_matrix(X, "X")
     lam = check_positive(lam, "lam")
@@ -189,6 +208,26 @@ def frank_wolfe_iteration_bound(X, lam, eps) -> int:
     at 1 here (as in Theorem 4.1, whose log(T)/T needs T >= 1): when eps >= R^2 / lam the
     condition allows every T >= 1. A Python int, of any size: when 2 R^2 / (lam eps) exceeds
     the float64 range it is evaluated in exact rational arithmetic from R, lam and eps.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Samples as rows; R = max_i ||x_i||.
+    lam : float > 0
+    eps : float > 0
+        The dual accuracy asked for.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import frank_wolfe_iteration_bound
+    >>> X = np.array([[3.0, 4.0], [1.0, 0.0]])
+    >>> frank_wolfe_iteration_bound(X, lam=0.25, eps=0.5)   # 2 R^2 / (lam eps) - 2 with R = 5
+    398
     """
     X = check_matrix(X, "X")
     lam = check_positive(lam, "lam")

@@ -131,32 +131,44 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
 
     Parameters
     ----------
-    X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0.
-    sign : (d,) entries in {-1, 0, +1}, optional.
-    tol : relative duality gap at which to stop.
-    max_epochs : limit on the passes; reaching it emits :class:`ConvergenceWarning` and sets
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda.
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
+    tol : float
+        Relative duality gap at which to stop.
+    max_epochs : int
+        Limit on the passes; reaching it emits :class:`ConvergenceWarning` and sets
         ``converged=False``.
-    seed : seeds the order of coordinates.
-    engine : ``"numba"`` (compiled passes, :mod:`svmcert.signsvm._dca_kernel`) or ``"numpy"``
-        (:func:`coordinate_step` in a Python loop: the tested reference, much slower, plain
-        passes only).
-    shrinking : with the numba engine, drop samples that sit at a bound with the gradient pointing
-        outwards from the passes (liblinear's heuristic, :func:`~._dca_kernel.run_shrinking`).
+    seed : int
+        Seeds the order of coordinates.
+    engine : {"numba", "numpy"}
+        ``"numba"``: compiled passes (``svmcert.signsvm._dca_kernel``); ``"numpy"``:
+        ``coordinate_step`` in a Python loop, the tested reference, much slower, plain passes only.
+    shrinking : bool
+        With the numba engine, drop samples that sit at a bound with the gradient pointing
+        outwards from the passes (liblinear's heuristic, ``_dca_kernel.run_shrinking``).
         The run then goes in rounds: a round ends when the projected gradients over all samples
         spread by at most eps (eps = 0.1, then divided by 10 each time it is met) or after as many
         passes as all rounds before it (at least POLISH_AFTER_EPOCHS), and is followed by a
         certificate. Epochs count passes over the remaining samples. ``False`` (or
         ``engine="numpy"``) runs full random passes with a certificate after each, the same
         trajectory in both engines up to rounding.
-    polish : with shrinking, after each round whose certificate is still above ``tol`` (once the
+    polish : bool
+        With shrinking, after each round whose certificate is still above ``tol`` (once the
         run has taken POLISH_AFTER_EPOCHS passes), try active-set iterations
-        (:func:`~.active_set.polish_active_set`: the linear system of the margin conditions on the
+        (``svmcert.signsvm.active_set.polish_active_set``: the linear system of the margin conditions on the
         sets the round identified) and return their point if its certificate is below ``tol``;
         otherwise coordinate ascent goes on from where it was. Each attempt has a work budget of
         POLISH_FLOPS_PER_ENTRY floating-point operations per nonzero of X and pass of the round
         just done, so polishing at most about doubles the work of the passes; an attempt whose
         linear algebra would cost more (many samples on the margin) is not made.
-    time_limit : seconds, optional. The run stops before a group of passes or a polishing attempt
+    time_limit : float, optional
+        Seconds. The run stops before a group of passes or a polishing attempt
         that would end after it (their time is estimated from the passes already made), warns and
         returns its last certified point with ``converged=False``.
     sample_weight : (n,) weights s_i >= 0, optional: the weighted problem of :mod:`.problem`
@@ -166,7 +178,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     -----
     Whatever the engine, the result is certified by the duality gap of the full problem (eq. 10);
     shrinking and polishing only change where the solver looks. ``history`` also holds
-    ``polish``: one dict per polishing attempt (epoch, |F|, |J|, iterations, estimated flops,
+    ``polish``: one dict per polishing attempt (epoch, ``|F|``, ``|J|``, iterations, estimated flops,
     outcome).
 
     Examples

@@ -35,15 +35,32 @@ def frank_wolfe(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = 10_000,
 
     Parameters
     ----------
-    X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0;
-    sign : (d,) entries in {-1, 0, +1}, optional.
-    tol : stop when the relative duality gap (P(w(alpha)) - D(alpha)) / P(w(alpha)) <= tol.
-    max_iter : iteration limit; reaching it without the gap emits :class:`ConvergenceWarning`
-        and sets ``converged=False``.
-    alpha0 : starting point, length n (default 0); entries outside [0, 1] are clipped.
-    time_limit : seconds, optional; the run stops before an iteration that would end after it
-        (estimated from the slowest iteration so far), warns and returns its last certified point.
-    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem (alpha in [0, s]).
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda.
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
+    tol : float, default 1e-6
+        Stop when the relative duality gap (P(w(alpha)) - D(alpha)) / P(w(alpha)) <= tol.
+    max_iter : int, default 10000
+        Iteration limit; reaching it without the gap emits :class:`ConvergenceWarning` and sets
+        ``converged=False``.
+    alpha0 : array of shape (n,), optional
+        Starting point (default 0); entries outside [0, 1] are clipped.
+    record_history : bool, default True
+        Keep the primal, dual, gap and time of every iteration in ``history``.
+    time_limit : float, optional
+        Seconds; the run stops before an iteration that would end after it (estimated from the
+        slowest iteration so far), warns and returns its last certified point.
+    sample_weight : array of shape (n,), optional
+        Weights s_i >= 0: the weighted problem (alpha in [0, s]).
+
+    Returns
+    -------
+    SolverResult
 
     Examples
     --------

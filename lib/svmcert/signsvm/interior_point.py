@@ -130,14 +130,25 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
 
     Parameters
     ----------
-    X : (n, d) samples as rows; y : (n,) labels +-1; lam : lambda > 0.
-    sign : (d,) entries in {-1, 0, +1}, optional (default all free).
-    tol : relative duality gap (P(w) - D(alpha)) / P(w) at which to stop.
-    max_iter : cap on Newton iterations (one factorisation and two solves each).
-    time_limit : seconds; the run stops before an iteration that would end after it (the time of
-        an iteration is measured on the previous one).
-    record_history : keep the certificate of every iteration.
-    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem (alpha in [0, s]).
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+        The regularisation parameter lambda.
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
+    tol : float
+        Relative duality gap (P(w) - D(alpha)) / P(w) at which to stop.
+    max_iter : int
+        Cap on Newton iterations (one factorisation and two solves each).
+    time_limit : float, optional
+        Seconds; the run stops before an iteration that would end after it (the time of an
+        iteration is measured on the previous one).
+    record_history : bool
+        Keep the certificate of every iteration.
+    sample_weight : array of shape (n,), optional
+        Weights s_i >= 0: the weighted problem (alpha in [0, s]).
 
     Returns
     -------

@@ -120,14 +120,20 @@ def pieces_sweep(w0, wq, sign, lam, sum_q, sum_a):
 
     Parameters
     ----------
-    w0, wq : arrays (d,), omega_0 and omega_q of eq. (20).
-    sign : array (d,) in {-1, 0, +1}; lam : lambda.
-    sum_q, sum_a : <1, q>/n and <1, alpha>/n.
+    w0, wq : arrays of shape (d,)
+        omega_0 and omega_q of eq. (20).
+    sign : array of shape (d,)
+        Entries in {-1, 0, +1}.
+    lam : float > 0
+    sum_q, sum_a : float
+        <1, q>/n and <1, alpha>/n.
 
     Returns
     -------
-    theta : (d_t + 1,) breakpoints 0 = theta_1 < ... < theta_{d_t+1} = 1.
-    a, b, c : (d_t,) coefficients of eq. (22); every a_k <= 0.
+    theta : ndarray of shape (d_t + 1,)
+        Breakpoints 0 = theta_1 < ... < theta_{d_t+1} = 1.
+    a, b, c : ndarrays of shape (d_t,)
+        Coefficients of eq. (22); every a_k <= 0.
     """
     active0, cross, idx = _breakpoints(w0, wq, sign)
     order = idx[np.argsort(cross[idx], kind="stable")]
@@ -195,9 +201,12 @@ def line_search(alpha, u, X, y, lam, sign=None) -> LineSearch:
 
     Parameters
     ----------
-    alpha : array (n,), the current point in [0, 1]^n.
-    u : array (n,), the vertex from :func:`lp_step` (any point of the cube works); q = u - alpha.
-    X, y, lam, sign : the problem, as in :func:`dual_objective`.
+    alpha : array of shape (n,)
+        The current point in [0, 1]^n.
+    u : array of shape (n,)
+        The vertex from :func:`lp_step` (any point of the cube works); q = u - alpha.
+    X, y, lam, sign
+        The problem, as in :func:`dual_objective`.
 
     Returns
     -------
@@ -209,8 +218,20 @@ def line_search(alpha, u, X, y, lam, sign=None) -> LineSearch:
     ValueError
         Naming the argument for bad input; naming ``X, lam`` when omega or the coefficients of
         zeta exceed the float64 range (the dual objective along the line is then no float).
-        Where only the squares of omega overflow (|omega| > 1e154 with lam < 2), the sums are
+        Where only the squares of omega overflow (``|omega| > 1e154`` with lam < 2), the sums are
         formed after scaling omega by a power of 2 and the answer is exact to rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import dual_objective, line_search, lp_step
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]); y = np.array([1.0, -1.0, 1.0])
+    >>> alpha = np.zeros(3); u = lp_step(alpha, X, y, lam=1.0)
+    >>> ls = line_search(alpha, u, X, y, lam=1.0)
+    >>> round(ls.eta, 12), ls.theta                   # one piece: no coordinate changes sign
+    (0.9, array([0., 1.]))
+    >>> round(dual_objective(alpha + ls.eta * (u - alpha), X, y, 1.0), 12)  # above D(u) = 4/9
+    0.45
     """
     alpha_arr, u_arr = _alpha_u(alpha, u, X, y)
     if u_arr.min() < 0 or u_arr.max() > 1:

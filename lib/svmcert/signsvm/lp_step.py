@@ -33,6 +33,16 @@ def lp_step(alpha, X, y, lam, sign=None) -> np.ndarray:
     Cost O(nd): one product X^T (y * alpha), a projection, one product X w. The paper prints the
     subproblem (13) as a minimisation and the cost summary as u_i = 1(1 <= z_i); both contradict
     eq. (14). The book's errata page shows the smallest counterexample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import lp_step
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 2.0]]); y = np.array([1.0, -1.0, 1.0])
+    >>> lp_step(np.zeros(3), X, y, lam=1.0)     # w(0) = 0: every margin z_i = 0 < 1
+    array([1., 1., 1.])
+    >>> lp_step(np.ones(3), X, y, lam=1.0)      # z = (1, -1/3, 8/3): the tie z_1 = 1 gives 0
+    array([0., 1., 0.])
     """
     alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
     w = weights_unchecked(alpha, X, y, lam, sign)

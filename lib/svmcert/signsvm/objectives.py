@@ -34,13 +34,20 @@ def project_sign(v, sign=None) -> np.ndarray:
     Parameters
     ----------
     v : array of shape (d,)
-    sign : array of shape (d,) with entries in {-1, 0, +1}, optional (default: all free).
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
 
     Returns
     -------
     ndarray of shape (d,)
         ``v`` with the coordinates that violate their constraint set to zero. For the paper's
         sigma in {0, 1} this is eq. (7), omega + max(0, -sigma * omega).
+
+    Examples
+    --------
+    >>> from svmcert.signsvm import project_sign
+    >>> project_sign([1.5, -2.0, -0.5], sign=[1, 1, 0])
+    array([ 1.5,  0. , -0.5])
     """
     v = check_vector(v, "v")
     sign = check_sign(sign, v.shape[0])
@@ -52,7 +59,29 @@ def _hinge_mean(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> float:
 
 
 def primal_objective(w, X, y, lam) -> float:
-    """P(w) = lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>)  (eq. 5)."""
+    """P(w) = lam/2 ||w||^2 + (1/n) sum_i max(0, 1 - y_i <x_i, w>)  (eq. 5).
+
+    Parameters
+    ----------
+    w : array of shape (d,)
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import primal_objective
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
+    >>> primal_objective([0.5, -0.5], X, y, lam=1.0)    # 1/2 * 0.5 + mean of the hinges 0.5, 0.5
+    0.75
+    """
     X, y = check_X_y(X, y)
     w = check_vector(w, "w", X.shape[1])
     lam = check_positive(lam, "lam")
@@ -80,13 +109,67 @@ def check_dual_args(alpha, X, y, lam, sign):
 
 
 def weights_from_dual(alpha, X, y, lam, sign=None) -> np.ndarray:
-    """w(alpha) = Pi_S(X alpha / (lam n)), the primal point attached to alpha (eq. 9)."""
+    """w(alpha) = Pi_S(X alpha / (lam n)), the primal point attached to alpha (eq. 9).
+
+    Parameters
+    ----------
+    alpha : array of shape (n,)
+        Dual point in [0, 1]^n.
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1.
+    lam : float > 0
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1}; default all free.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        sum_i alpha_i y_i x_i / (lam n), projected onto the sign constraints (eq. 7).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import weights_from_dual
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
+    >>> weights_from_dual([1.0, 1.0], X, y, lam=1.0)
+    array([ 0.5, -0.5])
+    >>> weights_from_dual([1.0, 1.0], X, y, lam=1.0, sign=[1, 1])
+    array([0.5, 0. ])
+    """
     alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
     return weights_unchecked(alpha, X, y, lam, sign)
 
 
 def dual_objective(alpha, X, y, lam, sign=None) -> float:
-    """D(alpha) = -lam/2 ||w(alpha)||^2 + (1/n) <1, alpha>  (eq. 9)."""
+    """D(alpha) = -lam/2 ||w(alpha)||^2 + (1/n) <1, alpha>  (eq. 9).
+
+    Parameters
+    ----------
+    alpha : array of shape (n,)
+        Dual point in [0, 1]^n.
+    X, y, lam, sign
+        The problem, as in :func:`weights_from_dual`.
+
+    Returns
+    -------
+    float
+        D(alpha) <= P(w) for every feasible w (weak duality), so
+        ``primal_objective(weights_from_dual(alpha, ...), ...) - dual_objective(alpha, ...)``
+        bounds how far w(alpha) is from optimal (eq. 10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm import dual_objective, primal_objective, weights_from_dual
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0]]); y = np.array([1.0, -1.0])
+    >>> alpha = np.ones(2)
+    >>> dual_objective(alpha, X, y, lam=1.0)
+    0.75
+    >>> primal_objective(weights_from_dual(alpha, X, y, 1.0), X, y, 1.0)   # gap 0: both optimal
+    0.75
+    """
     alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
     w = weights_unchecked(alpha, X, y, lam, sign)
     return -0.5 * lam * float(w @ w) + float(alpha.sum()) / X.shape[0]

@@ -19,14 +19,22 @@ class SolverResult:
 
     Attributes
     ----------
-    w : primal weights (feasible: sign * w >= 0).
-    alpha : dual point in [0, 1]^n, or in [0, s_1] x ... x [0, s_n] for per-sample weights s (for the primal method :func:`~.projected_gradient.projected_gradient`,
-        one built from its sub-gradients).
-    primal, dual : P(w) and D(alpha).
-    gap : primal - dual, a certificate that P(w) - P* <= gap (weak duality, eq. 10).
-    n_iter : iterations performed.
-    converged : whether the relative gap reached the solver's ``tol``.
-    history : per-iteration dict of lists: primal, dual, gap, seconds.
+    w : ndarray of shape (d,)
+        Primal weights (feasible: sign * w >= 0).
+    alpha : ndarray of shape (n,) or None
+        Dual point in [0, 1]^n, or in [0, s_1] x ... x [0, s_n] for per-sample weights s (for the
+        primal method
+        :func:`~svmcert.signsvm.projected_gradient`, one built from its sub-gradients).
+    primal, dual : float
+        P(w) and D(alpha).
+    gap : float
+        primal - dual, a certificate that P(w) - P* <= gap (weak duality, eq. 10).
+    n_iter : int
+        Iterations performed.
+    converged : bool
+        Whether the relative gap reached the solver's ``tol``.
+    history : dict of lists
+        Per iteration: primal, dual, gap, seconds.
     """
 
     w: np.ndarray

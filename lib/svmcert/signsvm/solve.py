@@ -95,31 +95,40 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
 
     Parameters
     ----------
-    X : (n, d) samples as rows; y : (n,) labels +-1, both classes present (the algorithms
-        themselves, :func:`dual_coordinate_ascent`, :func:`interior_point` and
-        :func:`frank_wolfe`, also accept one class: without an intercept that problem is well
-        posed, and the book uses it for counterexamples); lam : lambda > 0.
-    sign : (d,) entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
-    solver : ``"auto"`` (see the module docstring: the interior-point method below
-        lam n = AUTO_IPM_BELOW_LAM_N, otherwise coordinate ascent within a budget and the
-        interior-point method if that budget ends first), ``"dual-coordinate"``,
-        ``"interior-point"`` or ``"frank-wolfe"`` (Algorithm 1).
-    tol : relative duality gap (P(w) - D(alpha)) / P(w) at which to stop; by eq. (10) it bounds the
+    X : array of shape (n, d)
+        Samples as rows.
+    y : array of shape (n,)
+        Labels +-1, both classes present (the algorithms themselves,
+        :func:`dual_coordinate_ascent`, :func:`interior_point` and :func:`frank_wolfe`, also
+        accept one class: without an intercept that problem is well posed, and the book uses it
+        for counterexamples).
+    lam : float > 0
+        The regularisation parameter lambda.
+    sign : array of shape (d,), optional
+        Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
+    solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
+        ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, otherwise
+        coordinate ascent within a budget and the interior-point method if that budget ends
+        first. ``"frank-wolfe"`` is the paper's Algorithm 1.
+    tol : float, default 1e-6
+        Relative duality gap (P(w) - D(alpha)) / P(w) at which to stop; by eq. (10) it bounds the
         relative primal error.
-    time_limit : seconds, optional: the whole call stops before a step that would end after it
-        and returns its best certified point with ``converged=False`` and a
-        :class:`ConvergenceWarning`.
-    sample_weight : (n,) weights s_i >= 0 (at least one positive), optional: each sample's hinge
-        loss is multiplied by s_i, P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>),
-        and the dual box becomes alpha_i in [0, s_i] (:mod:`.problem`); a zero weight removes
-        the sample. Default: all ones, the paper's problem.
-    options : passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``). With
+    time_limit : float, optional
+        Seconds: the whole call stops before a step that would end after it and returns its best
+        certified point with ``converged=False`` and a :class:`ConvergenceWarning`.
+    **options
+        Passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``). With
         ``"auto"``, ``max_iter`` caps the iterations of whichever method runs (passes of
         coordinate ascent, Newton iterations of the interior-point method) and ``seed`` orders
         the coordinates; an option only coordinate ascent knows (``max_epochs``, ``alpha0``,
         ``engine``, ``shrinking``, ``polish``) makes ``"auto"`` run coordinate ascent alone, so
         that the caller's limit on its passes is the limit on the call's work.
 
+    sample_weight : array of shape (n,), optional
+        Weights s_i >= 0 (at least one positive): each sample's hinge loss is multiplied by s_i,
+        P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>), and the dual box becomes
+        alpha_i in [0, s_i] (:mod:`svmcert.signsvm.problem`); a zero weight removes the sample.
+        Default: all ones, the paper's problem.
     Returns
     -------
     SolverResult
