@@ -18,7 +18,7 @@ SHARED_EXPERIMENTS = {"instances", "patterns", "timing", "families"}
 #: the book's part folders and the experiments packages that mirror them
 PARTS = {"sign-constrained": "sign_constrained", "safe-screening": "safe_screening",
          "feature-elimination": "feature_elimination"}
-MAX_LINES = 410
+MAX_LINES = 425   # "about 400": docstrings with their Examples sections count too
 
 
 def _module_name(path: Path) -> str:

@@ -22,17 +22,18 @@ Every record has a *kind* and a *quantity*:
     ``"value"`` (a computed number: may move by ``drift_atol + drift_rtol * max(1, |old|)``,
     tolerances derived from solver accuracy and conditioning and stated where they are set),
     ``"path"`` (iterations, convergence flags, near-tie decisions: only the verdict is
-    compared) or ``"timing"`` (wall clock: only the verdict is compared).
+    compared) or ``"timing"`` (CPU or wall clock: not compared, nor is its verdict, which
+    belongs to the machine that measured it).
 """
 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+
+from .claim_record import (CAUSES, COMPARISONS, DEFAULT_DRIFT_RTOL, EXPECTATIONS, KINDS, PAPERS,  # noqa: F401
+                           PROJECT, QUANTITIES, Claim, as_float, compare)
 
 __all__ = [
     "Claim",
@@ -49,111 +50,6 @@ __all__ = [
     "ledger_table",
     "errata_table",
 ]
-
-#: The papers a claim can be filed under, and ``PROJECT`` for claims about this library itself
-#: (its speed against the reference tools): those are not statements of any paper.
-PROJECT = "svmcert"
-PAPERS = ("tajima", "hanada", "aksu", PROJECT)
-COMPARISONS = ("<=", ">=", "abs", "rel", "==")
-EXPECTATIONS = ("holds", "fails")
-KINDS = ("check", "reproduction", "not checked")
-QUANTITIES = ("exact", "value", "path", "timing")
-#: The causes a "not reproduced" verdict names first (then a sentence of detail).
-CAUSES = ("other data", "other setup", "disagrees")
-#: Default drift allowance of a value claim: floating-point noise on a well-conditioned number.
-DEFAULT_DRIFT_RTOL = 1e-9
-
-
-@dataclass
-class Claim:
-    """One verdict of the ledger. Field meanings follow DESIGN.md."""
-
-    id: str
-    paper: str
-    source: str
-    statement: str
-    observed: float
-    reference: float
-    reference_source: str
-    comparison: str
-    tolerance: float
-    instances: int
-    passed: bool
-    expect: str = "holds"
-    chapter: str = ""
-    counterexample: dict | None = field(default=None)
-    timing: bool = False
-    kind: str = "check"
-    quantity: str = "value"
-    cause: str = ""
-    drift_rtol: float = DEFAULT_DRIFT_RTOL
-    drift_atol: float = 0.0
-    note: str = ""
-
-    @property
-    def verdict(self) -> str:
-        """The ledger's word for this record: holds, erratum, reproduced, not reproduced, not
-        checked — or, when the outcome is not the expected one, that word in capitals."""
-        if self.kind == "not checked":
-            return "not checked"
-        if self.kind == "reproduction":
-            if self.expect == "holds":
-                return "reproduced" if self.passed else "NOT REPRODUCED"
-            return "not reproduced" if not self.passed else "REPRODUCED (expected not to be)"
-        if self.expect == "fails":
-            return "erratum" if not self.passed else "ERRATUM NOT REPRODUCED"
-        return "holds" if self.passed else "FAILS"
-
-    def _repr_markdown_(self) -> str:
-        """One line in the rendered chapter: the verdict, the claim and the numbers compared."""
-        if self.kind == "not checked":
-            return f"**not checked** `{self.id}` ({self.source}): {self.cause}"
-        text = (f"**{self.verdict}** `{self.id}` ({self.source}): observed {self.observed:.4g} "
-                f"{self.comparison} {self.reference:.4g} (tolerance {self.tolerance:g}, {self.instances} instances)")
-        if self.cause:
-            text += f"; {self.cause}"
-        return text
-
-    @property
-    def as_expected(self) -> bool:
-        """True when the verdict is the expected one (holds and passed, or erratum and failed);
-        a result marked "not checked" has no outcome to expect."""
-        if self.kind == "not checked":
-            return True
-        return self.passed == (self.expect == "holds")
-
-
-def _to_float(value, name: str) -> float:
-    if isinstance(value, (np.generic, np.ndarray)):
-        value = np.asarray(value).item()
-    try:
-        out = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name}: expected a real number, got {value!r}") from exc
-    if math.isnan(out):
-        raise ValueError(f"{name}: expected a number, got NaN")
-    return out
-
-
-def compare(observed: float, reference: float, comparison: str, tolerance: float) -> bool:
-    """Evaluate one comparison of the ledger.
-
-    ``<=``: observed <= reference + tolerance; ``>=``: observed >= reference - tolerance;
-    ``abs``: abs(observed - reference) <= tolerance; ``rel``: abs(observed - reference) <=
-    tolerance * abs(reference); ``==``: observed == reference exactly.
-    """
-    if comparison == "<=":
-        return observed <= reference + tolerance
-    if comparison == ">=":
-        return observed >= reference - tolerance
-    if comparison == "abs":
-        return abs(observed - reference) <= tolerance
-    if comparison == "rel":
-        return abs(observed - reference) <= tolerance * abs(reference)
-    if comparison == "==":
-        return observed == reference
-    raise ValueError(f"comparison: expected one of {COMPARISONS}, got {comparison!r}")
-
 
 def _current():
     from .book import current_chapter
@@ -252,12 +148,12 @@ def record(
         raise ValueError(f"quantity: timing=True needs quantity='timing', got {quantity!r}")
     if kind == "reproduction" and expect == "fails" and not cause.startswith(CAUSES):
         raise ValueError(f"cause: a reproduction expected to fail must say why, starting with one of {CAUSES}; got {cause!r}")
-    drift_rtol, drift_atol = _to_float(drift_rtol, "drift_rtol"), _to_float(drift_atol, "drift_atol")
+    drift_rtol, drift_atol = as_float(drift_rtol, "drift_rtol"), as_float(drift_atol, "drift_atol")
     if drift_rtol < 0 or drift_atol < 0:
         raise ValueError(f"drift_rtol, drift_atol: expected numbers >= 0, got {drift_rtol}, {drift_atol}")
-    observed = _to_float(observed, "observed")
-    reference = _to_float(reference, "reference")
-    tolerance = _to_float(tolerance, "tolerance")
+    observed = as_float(observed, "observed")
+    reference = as_float(reference, "reference")
+    tolerance = as_float(tolerance, "tolerance")
     if tolerance < 0:
         raise ValueError(f"tolerance: expected a number >= 0, got {tolerance}")
     if int(instances) < 1:
