@@ -25,6 +25,12 @@ book.save_table([{"x": 2.0}], "t", rtol=0.0, atol=0.0, display=False)
 raise ValueError("boom in the third line")"""
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT back to its default. A pytest-xdist worker ignores SIGINT, and
+    an ignored signal stays ignored across exec, so the runner would never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _notebook(path: Path, body: str, value: float = 0.5) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"quick = False\nvalue = {value}", metadata={"tags": ["parameters"]}),
@@ -166,7 +172,7 @@ def test_sigint_leaves_committed_tables_intact_and_stops_the_kernels(tmp_path):
                          committed={n: "x\n1.0\n" for n in names})
     env = {**os.environ, "SVMCERT_ROOT": str(root)}
     proc = subprocess.Popen([sys.executable, "-m", "svmcert", "book", "run", "-j", str(jobs)], cwd=root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     started = [root / f"started-{n}" for n in names[:jobs]]
     deadline = time.time() + 120
     while not all(p.exists() for p in started) and proc.poll() is None and time.time() < deadline:

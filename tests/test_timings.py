@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMED = str(ROOT / "lib" / "svmcert" / "book" / "timed.py")   # run by path, as the Makefile does
 
 
+def _default_sigint():
+    """In the child before exec: SIGINT back to its default. A pytest-xdist worker ignores SIGINT, and
+    an ignored signal stays ignored across exec, so the runner would never see the test's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _timed(tmp_path, name, code, *extra):
     """``python lib/svmcert/book/timed.py NAME -- python -c CODE`` in a fresh process (its
     RUSAGE_CHILDREN then covers only this child); returns (exit status, record)."""
@@ -280,7 +286,7 @@ def test_serial_run_still_forwards_sigint(tmp_path):
     (root / "data" / "tables" / "slow" / "t.csv").write_text("x\n1.0\n")
     proc = subprocess.Popen([sys.executable, "-m", "svmcert", "book", "run", "-j", "1"], cwd=root,
                             env={**os.environ, "SVMCERT_ROOT": str(root)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     deadline = time.time() + 120
     while not (root / "started").exists() and proc.poll() is None and time.time() < deadline:
         time.sleep(0.1)
