@@ -247,6 +247,18 @@ def _earlier_outputs(note) -> list:
     return [sib for sib in output.find_previous_siblings() if getattr(sib, "name", None)]
 
 
+def _previous_cell_outputs(note) -> list:
+    """The outputs of the cell just before the note's cell, last first: where the build puts a figure
+    it splits off into a cell of its own (svmcert.book.build), with the figure's other outputs after."""
+    cell = note
+    while cell.parent is not None and "cell" not in (cell.get("class") or []):
+        cell = cell.parent
+    previous = cell.find_previous_sibling(lambda tag: "cell" in (tag.get("class") or []))
+    if previous is None:
+        return []
+    return list(reversed(previous.select(".cell_output > *")))
+
+
 def _run_data() -> Path:
     """The data of the run the build shows: ``data`` (full) or ``_build/quick/data`` (quick), as
     ``svmcert book build`` recorded in ``_build/html/svmcert-build.json``."""
@@ -290,8 +302,8 @@ def test_every_table_and_figure_is_on_the_page(page, rendered):
     for name in _sidecars(ROOT / "_build" / "figures" / chapter):
         note = notes.get(("figure", name))
         assert note is not None, f"figure {name!r}: no provenance note on the page"
-        assert any(_shows(out, "img") for out in _earlier_outputs(note)), \
-            f"figure {name!r}: its note does not follow an image in the same cell"
+        assert any(_shows(out, "img") for out in _earlier_outputs(note) or _previous_cell_outputs(note)), \
+            f"figure {name!r}: its note does not follow an image (in its cell, or in the image cell the build split off before it)"
 
 
 @pytest.mark.parametrize("page", PAGES)

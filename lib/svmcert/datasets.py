@@ -34,6 +34,9 @@ from .dataset_registry import (LIBSVM_URL, MNIST_FILE, MNIST_NAME, NAMES, REGIST
                                DatasetSpec, spec_for)
 from .splice import SPLICE_CODES, decode_splice  # noqa: F401  (re-exported)
 
+#: splice_scale codes as LIBSVM writes them (1/3 rounded to 6 decimals), from ``svmcert.splice``.
+SPLICE_CODES = SPLICE_CODES
+
 __all__ = ["NAMES", "REGISTRY", "SPLICE_CODES", "DatasetError", "DatasetSpec", "cache_dir",
            "checksum", "data_file", "decode_splice", "download_url", "file_sha256", "load",
            "load_scaled", "mirror_dirs", "mnist_odd_even", "splice_sequences"]

@@ -196,7 +196,7 @@ def save_table(table, name: str, *, rtol: float, atol: float, timing=(), path=()
         Show the table (and its provenance note). The sidecar records the choice
         (``"displayed"``), so tests of the rendered book know which tables a page must show.
     group_by, group_order, group_labels : how the page groups the rows (see
-        :class:`~svmcert.book.tables.TableView`); display only: the CSV and its sidecar do not change.
+        ``svmcert.book.tables.TableView``); display only: the CSV and its sidecar do not change.
 
     Returns
     -------

@@ -149,7 +149,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         always come from margins recomputed from K.
     max_epochs : int
         Limit (both phases together); reaching it warns
-        (:class:`~svmcert.signsvm.result.ConvergenceWarning`) and sets ``converged=False``; the
+        (``svmcert.exceptions.ConvergenceWarning``) and sets ``converged=False``; the
         returned gap is still a valid certificate.
     seed : int
         Order of the coordinates.

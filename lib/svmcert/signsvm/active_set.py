@@ -29,7 +29,7 @@ budget ``max_flops`` that the caller sets; the iteration that would exceed it is
 a call never costs more than its budget (plus one certificate, O(nd)). Coordinate ascent sets the
 budget from the work of the passes it has just done, so polishing at most doubles a run's work.
 
-With per-sample weights s (the dual box [0, s], :mod:`.problem`) U is the set alpha_i = s_i, the
+With per-sample weights s (the dual box [0, s], ``svmcert.signsvm.problem``) U is the set alpha_i = s_i, the
 right-hand side of (*) reads lam n 1 - Z_FJ Z_UJ^T s_U, and samples with s_i = 0 stay at 0.
 """
 

@@ -13,7 +13,7 @@ solve the linear piece where it changes sign; only the nonzero entries of x_i ta
 With no sign constraints this is the classical closed-form step of dual coordinate descent
 (Hsieh et al., 2008). The duality gap P(w(alpha)) - D(alpha) certifies the result (eq. 10).
 
-With per-sample weights s_i (:mod:`.problem`) the interval is [-alpha_i, s_i - alpha_i] and
+With per-sample weights s_i (``svmcert.signsvm.problem``) the interval is [-alpha_i, s_i - alpha_i] and
 nothing else changes; X may be a sparse CSR matrix, whose rows the passes read directly.
 """
 
@@ -171,7 +171,7 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         Seconds. The run stops before a group of passes or a polishing attempt
         that would end after it (their time is estimated from the passes already made), warns and
         returns its last certified point with ``converged=False``.
-    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem of :mod:`.problem`
+    sample_weight : (n,) weights s_i >= 0, optional: the weighted problem of ``svmcert.signsvm.problem``
         (alpha_i in [0, s_i]; a zero weight removes the sample).
 
     Notes

@@ -95,12 +95,15 @@ class SignConstrainedSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     n_iter_ : int, the largest number of iterations over the binary problems (``LinearSVC``'s
         convention; per problem: ``results_[k].n_iter``)
     converged_ : bool, whether every binary problem reached ``tol``
-    n_features_in_ : int;  feature_names_in_ : ndarray (when X has column names)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray
+        Names of the features, when X has column names.
 
     See Also
     --------
-    svmcert.signsvm.solve : the solver behind ``fit``, on arrays with labels +-1.
-    sklearn.svm.LinearSVC : the unconstrained model, the same problem with ``sign_constraints=None``.
+    svmcert.signsvm.solve : the solver behind ``fit``, on arrays with labels +-1 (scikit-learn's
+        ``LinearSVC`` solves the unconstrained problem, ``sign_constraints=None``).
 
     Examples
     --------

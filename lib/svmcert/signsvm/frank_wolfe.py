@@ -5,7 +5,7 @@ eq. 14, and by the primal objective for the duality gap), one product for omega_
 and an O(d log d) exact line search (Lemma 1). The duality gap P(w(alpha)) - D(alpha) bounds the
 primal error (eq. 10) and is the stopping rule.
 
-With per-sample weights s (:mod:`.problem`) the feasible set is the box [0, s] and the direction
+With per-sample weights s (``svmcert.signsvm.problem``) the feasible set is the box [0, s] and the direction
 finding of eq. (14) puts u_i = s_i where z_i < 1; the line search is unchanged. X may be sparse
 (CSR): only products with X and X^T are taken.
 """

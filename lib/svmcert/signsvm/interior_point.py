@@ -29,7 +29,7 @@ point, the iterate's w (kept strictly feasible, sign_h w_h > 0) and w(alpha) = P
 primal error (eq. 10). The run stops when that relative gap is below ``tol``; nothing the
 interior-point method believes about its own convergence is used.
 
-With per-sample weights s (:mod:`.problem`) the slacks cost sum_i s_i xi_i, stationarity in xi
+With per-sample weights s (``svmcert.signsvm.problem``) the slacks cost sum_i s_i xi_i, stationarity in xi
 gives alpha + beta = s and the box is [0, s]; samples with s_i = 0 are left out of the Newton
 system (their alpha_i is 0; the objective is rescaled so the problem is the same). A sparse X
 (CSR) enters only through products: the normal matrix is formed from them, never X densified

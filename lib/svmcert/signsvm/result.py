@@ -74,7 +74,7 @@ def certificate(omega, alpha, Z, lam, sign, weights=None) -> Certificate:
     """Evaluate the certificate from omega = Z^T alpha / (lam n): one O(nd) product Z w.
 
     ``Z`` has rows y_i x_i; w = Pi_S(omega) (eq. 7). With per-sample ``weights`` s the primal is
-    the weighted one (:mod:`.problem`) and alpha must lie in the box [0, s]; the dual's formula
+    the weighted one (``svmcert.signsvm.problem``) and alpha must lie in the box [0, s]; the dual's formula
     does not change.
     """
     w = sign_projection(omega, sign)

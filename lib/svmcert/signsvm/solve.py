@@ -127,7 +127,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     sample_weight : array of shape (n,), optional
         Weights s_i >= 0 (at least one positive): each sample's hinge loss is multiplied by s_i,
         P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>), and the dual box becomes
-        alpha_i in [0, s_i] (:mod:`svmcert.signsvm.problem`); a zero weight removes the sample.
+        alpha_i in [0, s_i] (``svmcert.signsvm.problem``); a zero weight removes the sample.
         Default: all ones, the paper's problem.
     Returns
     -------
