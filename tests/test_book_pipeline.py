@@ -315,6 +315,25 @@ def test_compare_tables_and_claims_rules():
     assert any("timing changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
 
 
+def test_a_tolerance_computed_from_the_data_moves_only_within_the_claims_drift_allowance():
+    """A value claim's tolerance computed from the data (3 standard errors, say) may move as far as
+    its values may (drift_atol + drift_rtol max(1, |old|), HEAD's); beyond that, or for a claim
+    that declares no allowance, a changed tolerance is drift."""
+    old = {"claims": [{"id": "c", "passed": True, "expect": "holds", "observed": -0.6, "reference": -0.5,
+                       "comparison": "abs", "tolerance": 0.26, "quantity": "value", "drift_atol": 1e-4}]}
+    new = json.loads(json.dumps(old)); new["claims"][0]["tolerance"] = 0.26 + 5e-5
+    assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
+    new["claims"][0]["tolerance"] = 0.26 + 5e-4
+    assert any("tolerance changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+    old["claims"][0]["drift_atol"] = new["claims"][0]["drift_atol"] = 0.0     # the default allowance, 1e-9
+    new["claims"][0]["tolerance"] = 0.26 + 1e-6
+    assert any("tolerance changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+    # a path claim's tolerance is fixed: only a value claim's may move with its values
+    for rec in (new, old):
+        rec["claims"][0].update(quantity="path", drift_atol=1e-4)
+    new["claims"][0]["tolerance"] = 0.26 + 5e-5
+    assert any("tolerance changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+
 def test_cli_reports_unknown_chapter_and_bad_jobs(project, capsys):
     assert main(["book", "run", "missing-chapter"]) == 2
     assert "not in _toc.yml" in capsys.readouterr().err

@@ -91,3 +91,24 @@ def test_reproduction_page_is_in_the_appendix():
     assert "book/appendix/reproduction" in toc
     assert toc.index("book/appendix/errata") < toc.index("book/appendix/reproduction")
     assert Path(ROOT / "book" / "appendix" / "reproduction.ipynb").is_file()
+
+
+def test_a_timing_claims_verdict_is_shown_apart_and_not_counted(tmp_path, monkeypatch):
+    """A timing claim's verdict belongs to the machine that measured it: the verdict columns and
+    the counts must read the same whether it held or failed there."""
+    monkeypatch.setenv("SVMCERT_OUTPUT_DIR", str(tmp_path / "out"))
+    book.start_chapter("demo", paper="aksu")
+    value = claims.at_most("demo.value", 0.5, 1.0, paper="aksu", source="Lemma 1", statement="s")
+    results = pd.DataFrame([{"paper": "aksu", "kind": "text", "number": "Sec. 6.2", "title": "t", "section": "6.2",
+                             "claim_ids": "demo.value demo.cost"}])
+    seen = {}
+    for observed in (0.1, 0.9):            # the same measurement, inside and outside its bound
+        cost = claims.at_most("demo.cost", observed, 0.25, paper="aksu", source="Sec. 6.2", statement="s", timing=True)
+        table = rp.results_table(results, [value, cost])
+        counts = rp.verdict_counts(table, [value, cost])
+        seen[cost.passed] = (table, counts)
+    (held, held_counts), (failed, failed_counts) = seen[True], seen[False]
+    assert held["verdicts"][0] == failed["verdicts"][0] == "holds (1); timed (1)"
+    assert held["timed"][0] == "holds (1)" and failed["timed"][0] != held["timed"][0]
+    pd.testing.assert_frame_equal(held_counts, failed_counts)
+    assert held_counts.set_index("verdict").loc["timed", "claims"] == 1

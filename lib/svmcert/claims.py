@@ -21,8 +21,8 @@ Every record has a *kind* and a *quantity*:
     committed record: ``"exact"`` (counts and parameters the mathematics fixes: must be equal),
     ``"value"`` (a computed number: may move by ``drift_atol + drift_rtol * max(1, |old|)``,
     tolerances derived from solver accuracy and conditioning and stated where they are set),
-    ``"path"`` (iterations, convergence flags, near-tie decisions: only the verdict is
-    compared) or ``"timing"`` (CPU or wall clock: not compared, nor is its verdict, which
+    ``"path"`` (iterations, convergence flags, near-tie decisions, and rounding errors measured
+    as such, which every machine makes differently: only the verdict is compared) or ``"timing"`` (CPU or wall clock: not compared, nor is its verdict, which
     belongs to the machine that measured it).
 """
 

@@ -12,7 +12,8 @@ Tables: each column has a class in the table's ``.meta.json`` (``columns``): ``e
 their ``timing_columns`` only: their other numeric columns are values, text is exact.
 
 Claims: every field of a record must be equal — id, statement, source, comparison, tolerance (to
-1e-9 relative), expectation, kind, quantity, instances (except for path and timing claims, whose
+1e-9 relative; a value claim's tolerance computed from the data may move by the claim's drift
+allowance), expectation, kind, quantity, instances (except for path and timing claims, whose
 count of events is itself a path quantity), cause — and so must the verdict (but see timing claims
 below). ``observed`` and
 ``reference`` are compared by the record's quantity (HEAD's): ``exact`` equal, ``value`` within
@@ -194,6 +195,11 @@ def _own_allowance(claim: dict) -> float:
     return tol
 
 
+def _drift_allowance(claim: dict, old: float) -> float:
+    """How far a value claim's numbers may move: ``drift_atol + drift_rtol * max(1, |old|)``."""
+    return float(_field(claim, "drift_atol")) + float(_field(claim, "drift_rtol")) * max(1.0, abs(old))
+
+
 def _compare_number(cid: str, what: str, new, old, quantity: str, old_claim: dict) -> list[str]:
     if quantity in ("path", "timing"):
         return []
@@ -204,8 +210,7 @@ def _compare_number(cid: str, what: str, new, old, quantity: str, old_claim: dic
         return [f"claim {cid!r}: {what} is not a finite number: {old!r} -> {new!r}"]
     if quantity == "exact":
         return [] if a == b else [f"claim {cid!r}: {what} {b!r} -> {a!r} (exact quantity: must be equal)"]
-    allowed = max(float(_field(old_claim, "drift_atol")) + float(_field(old_claim, "drift_rtol")) * max(1.0, abs(b)),
-                  _own_allowance(old_claim))
+    allowed = max(_drift_allowance(old_claim, b), _own_allowance(old_claim))
     if abs(a - b) > allowed:
         return [f"claim {cid!r}: {what} {b:.10g} -> {a:.10g} (allowed {allowed:g})"]
     return []
@@ -247,6 +252,8 @@ def compare_claims(new_text: str, old_text: str) -> list[str]:
             if name in _FLOAT_FIELDS and _number(x) is not None and _number(y) is not None:
                 if abs(float(x) - float(y)) <= 1e-9 * max(abs(float(x)), abs(float(y))):
                     continue   # a tolerance derived from the data, equal up to rounding
+                if name == "tolerance" and quantity == "value" and abs(float(x) - float(y)) <= _drift_allowance(b, float(y)):
+                    continue   # a tolerance computed from the data moves as the claim's values may
             if x != y:
                 problems.append(f"claim {cid!r}: {name} changed: {y!r} -> {x!r}")
         if b.get("kind") == "not checked":

@@ -14,6 +14,11 @@ result, with two exceptions, which are not statements of a paper:
   ``source`` starts with ``"(library)"`` or ends with ``"(implementation)"`` or ``"(our setup)"``
   (:data:`IMPLEMENTATION_MARKERS`).
 
+**Timing claims.** A claim about running time (a measured complexity, a speed-up) gets its verdict
+from the machine that measured it, under that machine's load. The ``verdicts`` column and the
+counts therefore list such a claim as ``timed``, whatever it gave, and the column ``timed`` shows the
+verdicts this run's machine gave (a timing column: ``svmcert book check`` does not compare it).
+
 A result whose ids name no recorded claim is *flagged*: either its chapter has not run (quick runs
 skip some claims) or the inventory is out of date. ``tests/test_reproduction.py`` holds the
 committed ledger to both rules.
@@ -32,7 +37,8 @@ __all__ = ["IMPLEMENTATION_MARKERS", "VERDICT_ORDER", "is_implementation_claim",
 #: Markers of a claim's ``source`` that make it an implementation claim (prefix, suffix, suffix).
 IMPLEMENTATION_MARKERS = ("(library)", "(implementation)", "(our setup)")
 #: Verdicts in the order the page lists them; "no claim" marks a result that names none.
-VERDICT_ORDER = ("holds", "erratum", "reproduced", "not reproduced", "not checked", "no claim")
+#: "timed" stands for a timing claim, whatever its verdict on the measuring machine.
+VERDICT_ORDER = ("holds", "erratum", "reproduced", "not reproduced", "not checked", "timed", "no claim")
 
 _KIND_WORDS = {"theorem": "Theorem", "lemma": "Lemma", "corollary": "Corollary", "proposition": "Proposition",
                "remark": "Remark", "definition": "Definition", "algorithm": "Algorithm", "table": "Table",
@@ -56,6 +62,16 @@ def result_label(kind: str, number: str) -> str:
     return f"{_KIND_WORDS[kind]} {number}"
 
 
+def _stable_verdict(claim) -> str:
+    """The claim's verdict, or ``"timed"`` for a timing claim (its verdict belongs to the machine)."""
+    return "timed" if claim.quantity == "timing" else claim.verdict
+
+
+def _tally(verdicts) -> str:
+    counts = Counter(verdicts)
+    return "; ".join(f"{v} ({counts[v]})" for v in sorted(counts, key=_verdict_key))
+
+
 def _verdict_key(verdict: str) -> tuple:
     v = verdict.lower()
     return (VERDICT_ORDER.index(v) if v in VERDICT_ORDER else len(VERDICT_ORDER), verdict)
@@ -73,9 +89,11 @@ def results_table(results=None, records=None):
 
     Returns
     -------
-    DataFrame with the columns ``paper, result, kind, title, section, chapters, verdicts, claims,
-    why, missing``. ``verdicts`` lists each distinct verdict with the number of claims that give it
-    (``"holds (3); erratum (1)"``), ``"no claim"`` when the result names none; ``why`` joins the
+    DataFrame with the columns ``paper, result, kind, title, section, chapters, verdicts, timed,
+    claims, why, missing``. ``verdicts`` lists each distinct verdict with the number of claims that
+    give it (``"holds (3); erratum (1)"``; a timing claim counts as ``timed``), ``"no claim"`` when
+    the result names none; ``timed`` lists the verdicts of the timing claims on the machine that ran
+    them (empty when there are none); ``why`` joins the
     causes of "not reproduced" and "not checked" verdicts; ``missing`` names the ids that no
     recorded claim has (the row is then flagged).
     """
@@ -89,20 +107,22 @@ def results_table(results=None, records=None):
         ids = papers.claim_ids(r.claim_ids)
         found = [by_id[i] for i in ids if i in by_id]
         missing = [i for i in ids if i not in by_id]
-        counts = Counter(c.verdict for c in found)
-        verdicts = "; ".join(f"{v} ({counts[v]})" for v in sorted(counts, key=_verdict_key)) if ids else "no claim"
+        verdicts = _tally(_stable_verdict(c) for c in found) if ids else "no claim"
+        timed = _tally(c.verdict for c in found if c.quantity == "timing")
         why = "; ".join(dict.fromkeys(c.cause for c in found if c.verdict in ("not reproduced", "not checked") and c.cause))
         rows.append({"paper": r.paper, "result": result_label(r.kind, r.number), "kind": r.kind, "title": r.title,
                      "section": r.section, "chapters": ", ".join(dict.fromkeys(c.chapter for c in found)),
-                     "verdicts": verdicts, "claims": " ".join(ids), "why": why, "missing": " ".join(missing)})
-    columns = ["paper", "result", "kind", "title", "section", "chapters", "verdicts", "claims", "why", "missing"]
+                     "verdicts": verdicts, "timed": timed, "claims": " ".join(ids), "why": why,
+                     "missing": " ".join(missing)})
+    columns = ["paper", "result", "kind", "title", "section", "chapters", "verdicts", "timed", "claims", "why", "missing"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def verdict_counts(table, records=None):
     """Per paper and verdict: how many results carry it and how many claims give it.
 
-    A result with several verdicts counts once under each. ``table`` is :func:`results_table`'s
+    A result with several verdicts counts once under each; timing claims count as ``timed``
+    (module docstring). ``table`` is :func:`results_table`'s
     output; ``records`` (default: the ledger) supplies the claims, counted only if a result names
     them. Rows come in paper order, then :data:`VERDICT_ORDER`; a last row per paper counts its
     results.
@@ -122,11 +142,11 @@ def verdict_counts(table, records=None):
                 n_results["no claim"] += 1
                 continue
             found = [by_id[i] for i in ids if i in by_id]
-            for v in {c.verdict for c in found}:
+            for v in {_stable_verdict(c) for c in found}:
                 n_results[v] += 1
             named.update(c.id for c in found)
         for cid in named:
-            n_claims[by_id[cid].verdict] += 1
+            n_claims[_stable_verdict(by_id[cid])] += 1
         for v in sorted(set(n_results) | set(n_claims), key=_verdict_key):
             rows.append({"paper": paper, "verdict": v, "results": n_results[v], "claims": n_claims[v]})
         rows.append({"paper": paper, "verdict": "all", "results": len(part), "claims": len(named)})

@@ -29,6 +29,7 @@ __all__ = [
     "swapped_block_error",
     "empirical_convergence",
     "fit_rate",
+    "float32_fit_drift",
 ]
 
 UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2  # u = 2^-53
@@ -246,3 +247,39 @@ def fit_rate(widths, errors) -> dict:
 
     res = stats.linregress(np.log(np.asarray(widths, float)), np.log(np.asarray(errors, float)))
     return {"slope": float(res.slope), "stderr": float(res.stderr), "intercept": float(res.intercept)}
+
+
+def float32_fit_drift(widths, errors, float32_error: float, at_width: int) -> dict:
+    """How far :func:`fit_rate`'s slope and standard error may move on another machine.
+
+    The finite networks' NTKs are computed in float32, and another machine's BLAS and XLA kernels
+    sum in another order, so they round differently. ``float32_error`` is the measured relative
+    Frobenius difference between the float32 and the float64 NTK of one network of width
+    ``at_width``. Rounding in a sum grows like the square root of its length, and an entry of the
+    empirical NTK sums over the network's parameters, whose number grows like width^2; so the
+    float32 error at width w is taken as e32(w) = float32_error * max(1, w / at_width). Two machines
+    each within e32(w) of the exact kernel differ by at most 2 e32(w) ||K_w||, and
+    ||K_w|| <= (1 + e) ||K_inf|| when e is the relative error of K_w; so e moves by at most
+    2 e32(w) (1 + e) and log e by at most delta = 2 e32(w) (1 + e) / e (first order).
+    The OLS slope is linear in the log errors with weights (x_i - mean x) / Sxx, so it moves by at
+    most sum_i |x_i - mean x| delta_i / Sxx. The residuals move by at most ||delta||_2, so the
+    standard error sqrt(RSS / ((n - 2) Sxx)) moves by at most ||delta||_2 / sqrt((n - 2) Sxx).
+
+    Returns
+    -------
+    dict with ``slope`` and ``stderr``: the two bounds.
+
+    Examples
+    --------
+    >>> d = float32_fit_drift([16, 16, 32, 32], [0.5, 0.4, 0.3, 0.35], 1e-7, 16)
+    >>> 0 < d["slope"] < 1e-5 and 0 < d["stderr"] < 1e-5
+    True
+    """
+    w = np.asarray(widths, float)
+    e = np.asarray(errors, float)
+    x = np.log(w)
+    dx = x - x.mean()
+    sxx = float(dx @ dx)
+    delta = 2.0 * float(float32_error) * np.maximum(1.0, w / float(at_width)) * (1.0 + e) / e
+    return {"slope": float(np.abs(dx) @ delta / sxx),
+            "stderr": float(np.linalg.norm(delta) / np.sqrt((len(w) - 2) * sxx))}
