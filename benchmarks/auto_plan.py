@@ -1,0 +1,107 @@
+"""How well ``signsvm.solve(solver="auto")`` picks its method: auto against each method alone.
+
+    OPENBLAS_NUM_THREADS=1 SVMCERT_DATA=... PYTHONPATH=lib .venv/bin/python benchmarks/auto_plan.py
+
+For every data set of the peer benchmarks (``peers.common.DATA``), sign pattern (free, nonneg,
+mixed) and lam n in {0.1, 1, 10, 100, 1000} (below 0.1 ``auto`` runs the interior-point method
+alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.timed``) of
+
+- ``auto``: what a user gets (the plan of ``signsvm.solve.auto_plan``: coordinate ascent within a
+  budget of passes, then the interior-point method if that budget ends first);
+- ``dca``: coordinate ascent alone, up to 20000 passes;
+- ``ipm``: the interior-point method alone,
+
+all at tol = 1e-6, with the passes and iterations each took, whether each certified, the oracle
+(the faster of the two methods that certified) and ``auto / oracle``. It also records what the time
+models of ``signsvm/solve.py`` predict for one interior-point iteration and one pass
+(``ipm_iteration_model``, ``pass_model``) next to what was measured (``ipm_iteration``: the
+method's seconds over its iterations; ``dca_pass_mean``: coordinate ascent's seconds over its
+passes, whose cost falls as shrinking removes samples). Writes ``results/auto_plan.csv``.
+
+Nothing here changes the library: the file is the evidence for choosing a better plan.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import common  # noqa: E402
+
+LAM_NS = (0.1, 1.0, 10.0, 100.0, 1000.0)
+PATTERNS = ("free", "nonneg", "mixed")
+TOL = 1e-6
+DCA_PASSES = 20_000
+
+
+def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
+    import importlib
+
+    from svmcert import signsvm
+
+    solve_module = importlib.import_module("svmcert.signsvm.solve")    # the module, not the function
+
+    X, y = common.problem(data)
+    n, d = X.shape
+    nnz = int(np.count_nonzero(X))
+    sign = common.sign_pattern(pattern, data, d)
+    lam = lam_n / n
+    plan, budget = solve_module.auto_plan(n, d, nnz, lam)
+    auto = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
+    dca = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=TOL,
+                                             max_epochs=DCA_PASSES), repeat=repeat)
+    ipm = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="interior-point", tol=TOL), repeat=repeat)
+    ra, rc, ri = auto.result, dca.result, ipm.result
+    certified = [t.cpu for t, r in ((dca, rc), (ipm, ri)) if r.converged]
+    oracle = min(certified) if certified else np.nan
+    m = min(n, d)
+    s_ipm, s_dca = solve_module.IPM_SEC, solve_module.DCA_SEC
+    return dict(
+        data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, plan=plan, budget_passes=budget,
+        auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
+        dca_cpu=dca.cpu, dca_passes=int(rc.n_iter), dca_converged=bool(rc.converged),
+        ipm_cpu=ipm.cpu, ipm_iterations=int(ri.n_iter), ipm_converged=bool(ri.converged),
+        oracle_cpu=oracle, auto_over_oracle=auto.cpu / oracle,
+        ipm_iteration=ipm.cpu / max(int(ri.n_iter), 1),
+        ipm_iteration_model=s_ipm[0] * n * m * m + s_ipm[1] * n * d + s_ipm[2] * n + s_ipm[3],
+        dca_pass_mean=dca.cpu / max(int(rc.n_iter), 1), pass_model=s_dca[0] * nnz + s_dca[1] * n)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", nargs="+", default=list(common.DATA))
+    ap.add_argument("--patterns", nargs="+", default=list(PATTERNS))
+    ap.add_argument("--lam-n", nargs="+", type=float, default=list(LAM_NS))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--csv", default=str(common.RESULTS / "auto_plan.csv"))
+    args = ap.parse_args(argv)
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        common.warm_up()
+        for data in args.data:
+            for pattern in args.patterns:
+                for lam_n in args.lam_n:
+                    row = measure(data, pattern, lam_n, args.repeat)
+                    rows.append(row)
+                    print(f"{data:14s} {pattern:6s} lam n {lam_n:<6g} auto {row['auto_cpu'] * 1e3:8.2f} ms "
+                          f"({row['auto_methods']}), coordinate ascent {row['dca_cpu'] * 1e3:8.2f} ms "
+                          f"({row['dca_passes']} passes), interior point {row['ipm_cpu'] * 1e3:8.2f} ms "
+                          f"({row['ipm_iterations']} it.), auto/oracle {row['auto_over_oracle']:.2f}", flush=True)
+                    common.write_csv(rows, args.csv)
+    ratio = np.array([r["auto_over_oracle"] for r in rows], float)
+    ratio = ratio[np.isfinite(ratio)]
+    print(f"auto / oracle over {ratio.size} cells: geometric mean {np.exp(np.log(ratio).mean()):.2f}, "
+          f"max {ratio.max():.2f}; wrote {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
