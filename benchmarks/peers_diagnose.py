@@ -61,7 +61,7 @@ def overheads(name):
     def our_pass():
         alpha, omega = np.zeros(n), np.zeros(d)
         seed(0)
-        run_shrinking(*csr, *lay, alpha, omega, sign, lam_n, 0.0, 1)
+        run_shrinking(*csr, *lay, alpha, omega, sign, lam_n, 0.0, 1, np.ones(n), np.array([np.inf, -np.inf, 0.0]))
 
     t_hsieh, _, _ = dcd_reference.pass_seconds(X, y, lam_n, passes=1)
     t_hsieh = min(t_hsieh, *(dcd_reference.pass_seconds(X, y, lam_n, passes=1)[0] for _ in range(4)))

@@ -188,7 +188,8 @@ def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sig
 
 
 @njit(cache=True, nogil=True)
-def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper):
+def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
+                  carry):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -200,14 +201,20 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     problem met eps. Shrinking is a heuristic only: the caller certifies by the duality gap.
     ``cptr``, ``cpos``, ``sq_norm``: from :func:`row_layout`; ``upper``: the box's upper bounds (a
     sample whose bound is 0 never moves: it sits at both bounds, and counts as at the lower one).
+
+    ``carry`` (3 floats, read and written) is what one call hands the next: the extreme projected
+    gradients of the last pass (the shrinking thresholds; +-inf for none: no shrinking in the
+    first pass) and the work done so far, counted as the nonzeros of the rows visited (the unit of
+    ``svmcert.signsvm.solve``'s budget for coordinate ascent: deterministic, unlike seconds).
     """
     n = alpha.shape[0]
     target = 1.0 / lam_n
     index = np.arange(n)
     cross, which = _workspace(cptr)
     active = n
-    pg_max_old, pg_min_old = np.inf, -np.inf
+    pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
+    work = 0
     while passes < max_passes:
         pg_max, pg_min = -np.inf, np.inf
         for s in range(active - 1):
@@ -224,6 +231,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
                 s += 1
                 continue
             slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
+            work += indptr[i + 1] - indptr[i]
             G = lam_n * slope0 - 1.0
             a = alpha[i]
             pg = 0.0
@@ -257,15 +265,24 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
                         omega[indices[k]] += t * values[k]
             s += 1
         passes += 1
+        if pg_max - pg_min <= eps and active == n:
+            _carry(carry, pg_max, pg_min, work)
+            return passes, True
         if pg_max - pg_min <= eps:
-            if active == n:
-                return passes, True
             active = n
             pg_max_old, pg_min_old = np.inf, -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+    _carry(carry, pg_max, pg_min, work)
     return passes, False
+
+
+@njit(cache=True, nogil=True)
+def _carry(carry, pg_max, pg_min, work):
+    carry[0] = pg_max if pg_max > 0.0 else np.inf
+    carry[1] = pg_min if pg_min < 0.0 else -np.inf
+    carry[2] += work
 
 
 @njit(cache=True, nogil=True)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from .._validation import check_iterations, check_positive, check_vector
 from .active_set import polish_active_set
-from ._signed_rows import SignedRows
+from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
@@ -212,9 +212,6 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
     of length n or None; clipped to the box)."""
     n, lam_n, sign, tol, max_epochs = p.n, p.lam_n, p.sign, opts.tol, opts.max_epochs
     upper, weights = p.upper, p.weights
-    Z = SignedRows(p.X, p.y)
-    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, upper)
-    omega = Z.T @ alpha / lam_n
     start = time.perf_counter()
     hist = History(start)
     hist["polish"] = []
@@ -231,6 +228,10 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
         if not p.sparse:
             indptr, indices, values = scaled_csr(np.ascontiguousarray(p.X), p.y / lam_n)   # rows of Z / (lam n)
         layout = row_layout(indptr, indices, values, sign)
+    Z = _rows(p, None if engine == "numpy" else (indptr, indices, values))
+    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, upper)
+    omega = np.zeros(p.d) if alpha0 is None else Z.T @ alpha / lam_n
+    if engine == "numba":
         if opts.shrinking:
             return _shrinking_loop(p, opts, alpha, omega, _State(Z, (indptr, indices, values), layout, hist, deadline))
     rng = np.random.default_rng(opts.seed)
@@ -264,6 +265,15 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
             omega = Z.T @ alpha / lam_n
         t_epoch = max(t_epoch, time.perf_counter() - t0)
     return _result(cert, alpha, epoch, converged, max_epochs, tol, hist if record_history else None, deadline)
+
+
+def _rows(p: SignSVMProblem, csr) -> SignedRows:
+    """Z for the certificates and the polishing: its products from the passes' CSR ``csr`` when X
+    is dense with at most CSR_PRODUCTS_MAX_DENSITY nonzeros (``_signed_rows.CSRSignedRows``), from X
+    itself otherwise."""
+    if csr is not None and not p.sparse and csr[0][-1] <= CSR_PRODUCTS_MAX_DENSITY * p.n * p.d:
+        return CSRSignedRows(p.X, p.y, csr, p.lam_n)
+    return SignedRows(p.X, p.y)
 
 
 def _csr_sparse(X, scale):
@@ -323,6 +333,7 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
     nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = SHRINKING_EPS0, 0
+    carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
     t_pass = None                               # seconds of the slowest pass so far
     cert = certificate(omega, alpha, Z, lam, sign, weights)
     if record:
@@ -337,7 +348,7 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
             if budget < 1:
                 break
         t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift

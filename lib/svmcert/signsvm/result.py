@@ -78,7 +78,7 @@ def certificate(omega, alpha, Z, lam, sign, weights=None) -> Certificate:
     does not change.
     """
     w = sign_projection(omega, sign)
-    z = Z @ w
+    z = Z @ w if w.any() else np.zeros(Z.shape[0])    # X is finite, so Z 0 = 0 exactly
     half = 0.5 * lam * float(w @ w)
     primal = half + hinge_risk(z, weights)
     dual = -half + float(alpha.sum()) / Z.shape[0]
