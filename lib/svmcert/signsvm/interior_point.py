@@ -42,8 +42,9 @@ import time
 import warnings
 
 import numpy as np
-import scipy.linalg as sla
+from numba import njit
 from scipy.linalg.blas import dsyrk
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 from .._validation import check_iterations, check_positive
 from ._signed_rows import SignedRows, dense_block
@@ -66,12 +67,67 @@ STALL_ITERATIONS = 8
 _STEP_TO_BOUNDARY = 0.99
 
 
+@njit(cache=True, nogil=True)
+def _newton_rhs(r_p, r_b, xi, r_xi, beta, r_s, alpha, delta):
+    """g = -r_p + (r_b + xi r_xi) / beta - r_s / alpha and g delta, per sample (the per-sample
+    variables eliminated from the Newton system), in the arithmetic of the numpy expressions."""
+    n = r_p.shape[0]
+    g = np.empty(n)
+    gd = np.empty(n)
+    for i in range(n):
+        g[i] = (-r_p[i] + (r_b[i] + xi[i] * r_xi[i]) / beta[i]) - r_s[i] / alpha[i]
+        gd[i] = g[i] * delta[i]
+    return g, gd
+
+
+@njit(cache=True, nogil=True)
+def _newton_directions(g, z_dw, delta, r_xi, r_s, s, alpha, r_b, xi, beta):
+    """The per-sample directions recovered from dw (z_dw = Z dw): da = (g - z_dw) delta,
+    db = r_xi - da, ds = (-r_s - s da) / alpha, dxi = (-r_b - xi db) / beta, and the largest step
+    in (0, 1] that keeps s, xi, alpha and beta nonnegative (:func:`_max_step` of each)."""
+    n = g.shape[0]
+    da, db, ds, dxi = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    step = 1.0
+    for i in range(n):
+        da[i] = (g[i] - z_dw[i]) * delta[i]
+        db[i] = r_xi[i] - da[i]
+        ds[i] = (-r_s[i] - s[i] * da[i]) / alpha[i]
+        dxi[i] = (-r_b[i] - xi[i] * db[i]) / beta[i]
+        step = _step_bound(s[i], ds[i], step)
+        step = _step_bound(xi[i], dxi[i], step)
+        step = _step_bound(alpha[i], da[i], step)
+        step = _step_bound(beta[i], db[i], step)
+    return da, db, ds, dxi, step
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_bound(v, dv, step):
+    """min(step, -v / dv) when dv < 0 (the division made only when it can win: -v > step dv)."""
+    if dv < 0.0 and -v > step * dv:
+        return min(step, -v / dv)
+    return step
+
+
+@njit(cache=True, nogil=True)
+def _shifted_dot(u, du, v, dv, a):
+    """(u + a du) @ (v + a dv), summed in index order."""
+    acc = 0.0
+    for i in range(u.shape[0]):
+        acc += (u[i] + a * du[i]) * (v[i] + a * dv[i])
+    return acc
+
+
+@njit(cache=True, nogil=True)
 def _max_step(v, dv):
-    """Largest a in (0, 1] with v + a dv >= 0 (v > 0)."""
-    neg = dv < 0.0
-    if not neg.any():
-        return 1.0
-    return float(min(1.0, np.min(-v[neg] / dv[neg])))
+    """Largest a in (0, 1] with v + a dv >= 0 (v > 0): min(1, min over dv_i < 0 of -v_i / dv_i),
+    compiled (six of these per iteration were a quarter of an iteration's time on small sets)."""
+    a = 1.0
+    for i in range(v.shape[0]):
+        if dv[i] < 0.0:
+            r = -v[i] / dv[i]
+            if r < a:
+                a = r
+    return a
 
 
 class _NormalEquations:
@@ -103,10 +159,26 @@ class _NormalEquations:
 
     def solve(self, r):
         if self.primal_form:
-            return sla.cho_solve(self.factor, r, check_finite=False)
+            return _cho_solve(self.factor, r)
         rb = r / self.b
-        return rb - np.asarray(self.XT @ sla.cho_solve(self.factor, np.asarray(self.X @ rb),
-                                                        check_finite=False)) / self.b
+        return rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
+
+
+def _cho_factor(A):
+    """``scipy.linalg.cho_factor(A, lower=False)`` without its wrapper's checks: the same LAPACK
+    dpotrf call, whose Python overhead was a tenth of an iteration on small sets."""
+    c, info = dpotrf(A, lower=0, clean=0, overwrite_a=0)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"dpotrf: info = {info}")
+    return c
+
+
+def _cho_solve(c, r):
+    """``scipy.linalg.cho_solve((c, False), r)``: the same LAPACK dpotrs call."""
+    x, info = dpotrs(c, r, lower=0, overwrite_b=0)
+    if info != 0:
+        raise ValueError(f"dpotrs: illegal argument {-info}")
+    return x
 
 
 def _cholesky(M):
@@ -116,7 +188,7 @@ def _cholesky(M):
     for shift in (0.0, 1e-14, 1e-12, 1e-10, 1e-8):
         try:
             A = M if shift == 0.0 else M + shift * scale * np.eye(M.shape[0])
-            return sla.cho_factor(A, lower=False, check_finite=False)
+            return _cho_factor(A)
         except np.linalg.LinAlgError:
             continue
     raise np.linalg.LinAlgError("interior_point: the Newton matrix is not positive definite")
@@ -250,32 +322,23 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
             break
 
         def newton(r_s, r_b, r_m):
-            g = -r_p + (r_b + xi * r_xi) / beta - r_s / alpha
-            rhs = -r_w + Z.T @ (g * delta)
+            g, g_delta = _newton_rhs(r_p, r_b, xi, r_xi, beta, r_s, alpha, delta)
+            rhs = -r_w + Z.T @ g_delta
             rhs[C] -= sg * r_m / q
             dw = neq.solve(rhs)
-            da = (g - Z @ dw) * delta
-            db = r_xi - da
-            ds = (-r_s - s * da) / alpha
-            dxi = (-r_b - xi * db) / beta
+            da, db, ds, dxi, a_n = _newton_directions(g, Z @ dw, delta, r_xi, r_s, s, alpha, r_b, xi, beta)
             dq = sg * dw[C]
             dmu = (-r_m - mu * dq) / q
-            return dw, da, db, ds, dxi, dq, dmu
+            return (dw, da, db, ds, dxi, dq, dmu), min(a_n, _max_step(q, dq), _max_step(mu, dmu))
 
-        def step_length(dirs):
-            dw, da, db, ds, dxi, dq, dmu = dirs
-            return min(_max_step(s, ds), _max_step(xi, dxi), _max_step(q, dq), _max_step(alpha, da),
-                       _max_step(beta, db), _max_step(mu, dmu))
-
-        aff = newton(alpha * s, beta * xi, mu * q)
-        a_aff = step_length(aff)
+        aff, a_aff = newton(alpha * s, beta * xi, mu * q)
         _, da, db, ds, dxi, dq, dmu = aff
-        tau_aff = ((alpha + a_aff * da) @ (s + a_aff * ds) + (beta + a_aff * db) @ (xi + a_aff * dxi)
+        tau_aff = (_shifted_dot(alpha, da, s, ds, a_aff) + _shifted_dot(beta, db, xi, dxi, a_aff)
                    + (mu + a_aff * dmu) @ (q + a_aff * dq)) / m_total
         sigma = min(1.0, (tau_aff / tau) ** 3)
-        cor = newton(alpha * s + da * ds - sigma * tau, beta * xi + db * dxi - sigma * tau,
-                     mu * q + dmu * dq - sigma * tau)
-        a = min(1.0, _STEP_TO_BOUNDARY * step_length(cor))
+        cor, a_cor = newton(alpha * s + da * ds - sigma * tau, beta * xi + db * dxi - sigma * tau,
+                            mu * q + dmu * dq - sigma * tau)
+        a = min(1.0, _STEP_TO_BOUNDARY * a_cor)
         dw, da, db, ds, dxi, dq, dmu = cor
         w = w + a * dw
         alpha, beta, s, xi = alpha + a * da, beta + a * db, s + a * ds, xi + a * dxi
