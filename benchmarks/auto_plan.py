@@ -13,10 +13,11 @@ alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.time
 
 all at tol = 1e-6, with the passes and iterations each took, whether each certified, the oracle
 (the faster of the two methods that certified) and ``auto / oracle``. It also records what the time
-models of ``signsvm/solve.py`` predict for one interior-point iteration and one pass
-(``ipm_iteration_model``, ``pass_model``) next to what was measured (``ipm_iteration``: the
-method's seconds over its iterations; ``dca_pass_mean``: coordinate ascent's seconds over its
-passes, whose cost falls as shrinking removes samples). Writes ``results/auto_plan.csv``.
+models of ``signsvm/solve.py`` predict for one interior-point iteration and one unit of coordinate
+ascent's work (``ipm_iteration_model``, ``work_model``) next to what was measured
+(``ipm_iteration``: the method's seconds over its iterations; ``dca_sec_per_work``: coordinate
+ascent's seconds over the work it did, nonzeros visited plus ``ROW_WORK`` per row, certificates and
+set-up included). Writes ``results/auto_plan.csv``.
 
 Nothing here changes the library: the file is the evidence for choosing a better plan.
 """
@@ -63,16 +64,18 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     certified = [t.cpu for t, r in ((dca, rc), (ipm, ri)) if r.converged]
     oracle = min(certified) if certified else np.nan
     m = min(n, d)
-    s_ipm, s_dca = solve_module.IPM_SEC, solve_module.DCA_SEC
+    s_ipm = solve_module.IPM_SEC
+    dca_work = float(rc.history.get("work", [np.nan])[-1])
     return dict(
-        data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, plan=plan, budget_passes=budget,
+        data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
-        dca_cpu=dca.cpu, dca_passes=int(rc.n_iter), dca_converged=bool(rc.converged),
+        auto_dca_work=float(ra.history.get("dca_work", 0.0)),
+        dca_cpu=dca.cpu, dca_passes=int(rc.n_iter), dca_work=dca_work, dca_converged=bool(rc.converged),
         ipm_cpu=ipm.cpu, ipm_iterations=int(ri.n_iter), ipm_converged=bool(ri.converged),
         oracle_cpu=oracle, auto_over_oracle=auto.cpu / oracle,
         ipm_iteration=ipm.cpu / max(int(ri.n_iter), 1),
         ipm_iteration_model=s_ipm[0] * n * m * m + s_ipm[1] * n * d + s_ipm[2] * n + s_ipm[3],
-        dca_pass_mean=dca.cpu / max(int(rc.n_iter), 1), pass_model=s_dca[0] * nnz + s_dca[1] * n)
+        dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=solve_module.DCA_SEC_PER_WORK)
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "seed"]
+__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "seed", "ROW_WORK", "CONSTRAINED_ROW_WORK"]
+
+ROW_WORK = 4
+"""What visiting one row costs beyond its nonzeros, in nonzeros: measured on the compiled passes,
+a row of svmguide1 (4 nonzeros) takes about 28 ns and a nonzero of MNIST-5k's rows about 3.5 ns,
+so a row's fixed cost is about that of 4 nonzeros."""
+CONSTRAINED_ROW_WORK = 8
+"""A row with sign-constrained entries costs CONSTRAINED_ROW_WORK more, plus one per constrained
+entry: full passes at a fitted point (one thread) took 2.2x the time of the free pattern on
+svmguide1 (4 nonzeros a row), 2.2x on australian (11), 1.9x on splice (60) and 1.25x on MNIST-5k
+(151), which this count follows within a factor of about 2 (it overcounts MNIST-5k's rows)."""
 
 
 @njit(cache=True)
@@ -189,7 +199,7 @@ def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sig
 
 @njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
-                  carry):
+                  carry, max_work=np.inf):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -204,8 +214,11 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
 
     ``carry`` (3 floats, read and written) is what one call hands the next: the extreme projected
     gradients of the last pass (the shrinking thresholds; +-inf for none: no shrinking in the
-    first pass) and the work done so far, counted as the nonzeros of the rows visited (the unit of
-    ``svmcert.signsvm.solve``'s budget for coordinate ascent: deterministic, unlike seconds).
+    first pass) and the work done so far, counted as the nonzeros of the rows visited plus
+    ROW_WORK per row (and CONSTRAINED_ROW_WORK plus one per constrained entry for a row with
+    constrained entries; the unit of ``svmcert.signsvm.solve``'s budget for coordinate ascent:
+    deterministic, unlike seconds). The call also returns after the first pass that brings that
+    count to ``max_work``.
     """
     n = alpha.shape[0]
     target = 1.0 / lam_n
@@ -231,7 +244,9 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
                 s += 1
                 continue
             slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
-            work += indptr[i + 1] - indptr[i]
+            work += indptr[i + 1] - indptr[i] + ROW_WORK
+            if cptr[i + 1] > cptr[i]:           # the directed search: a call, and its scans
+                work += CONSTRAINED_ROW_WORK + cptr[i + 1] - cptr[i]
             G = lam_n * slope0 - 1.0
             a = alpha[i]
             pg = 0.0
@@ -274,6 +289,8 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+        if carry[2] + work >= max_work:
+            break
     _carry(carry, pg_max, pg_min, work)
     return passes, False
 

@@ -48,18 +48,29 @@ class DCAOptions(NamedTuple):
     shrinking: bool = True
     polish: bool = True
     time_limit: float | None = None
+    max_work: float | None = None
+    give_up_work: float | None = None
 
 
 def dca_options(tol=1e-6, max_epochs=10000, seed=0, record_history=True, engine="numba", shrinking=True,
-                polish=True, time_limit=None) -> DCAOptions:
-    """Check the options of :func:`dual_coordinate_ascent` once; a ValueError names the bad one."""
+                polish=True, time_limit=None, max_work=None, give_up_work=None) -> DCAOptions:
+    """Check the options of :func:`dual_coordinate_ascent` once; a ValueError names the bad one.
+
+    ``max_work`` and ``give_up_work`` (the budget ``svmcert.signsvm.solve``'s ``auto`` gives
+    coordinate ascent, in the work units of :func:`._dca_kernel.run_shrinking`: nonzeros visited
+    plus ROW_WORK per row; shrinking runs only): stop once the work done reaches ``max_work``, or
+    at a certificate from which the gap's rate over the last round predicts more than
+    ``give_up_work`` further work to reach ``tol``."""
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     for name, flag in (("shrinking", shrinking), ("polish", polish)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
+    work = [None if v is None else check_positive(v, name) for name, v in (("max_work", max_work),
+                                                                          ("give_up_work", give_up_work))]
     return DCAOptions(check_positive(tol, "tol"), check_iterations(max_epochs, "max_epochs"), seed,
-                      bool(record_history), engine, bool(shrinking), bool(polish), check_time_limit(time_limit))
+                      bool(record_history), engine, bool(shrinking), bool(polish), check_time_limit(time_limit),
+                      *work)
 
 
 def coordinate_step(omega_s, v, sign_s, lam_n, lo, hi) -> float:
@@ -291,10 +302,27 @@ def _csr_numpy(X, scale):
     return indptr, cols, X[rows, cols] * scale[rows]
 
 
-def _result(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None) -> SolverResult:
+def _predicted_work(rounds, tol) -> float:
+    """Work still needed to bring the relative gap to ``tol``, extrapolated linearly in log(gap)
+    from the best gap so far (at work W) and the best gap among the rounds that ended by W / 2:
+    the rate over the later half of the run. The gap of w(alpha) is not monotone from round to
+    round, hence best gaps; the zero start is not a round. 0 (no prediction) until there are two
+    such gaps, the later smaller."""
+    w_best, g_best = min(rounds, key=lambda r: r[1])
+    earlier = [r for r in rounds if r[0] <= 0.5 * w_best]
+    if not earlier:
+        return 0.0
+    w0, g0 = min(earlier, key=lambda r: r[1])
+    if not (g_best < g0 and w_best > w0 and g_best > 0.0):
+        return 0.0
+    return float(np.log(g_best / tol) / (np.log(g0 / g_best) / (w_best - w0)))
+
+
+def _result(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None, reason=None) -> SolverResult:
     if not converged:
-        reason = (f"time_limit={deadline.time_limit:g} s" if deadline is not None and deadline.limited
-                  and epochs < max_epochs else f"max_epochs={max_epochs}")
+        if reason is None:
+            reason = (f"time_limit={deadline.time_limit:g} s" if deadline is not None and deadline.limited
+                      and epochs < max_epochs else f"max_epochs={max_epochs}")
         warnings.warn(f"dual_coordinate_ascent: stopped at {reason} with relative gap "
                       f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=3)
@@ -316,6 +344,14 @@ POLISH_FLOPS_PER_ENTRY = 20.0
 ``benchmarks/polish_cost.py`` measured one visit of a nonzero in a compiled pass at 4-110 ns and
 the dense products at 1.6-22 Gflop/s (one thread, shared machine): a visit buys 10 to 2500 flops.
 With 20, an attempt costs at most about twice the round's passes in time, usually far less."""
+POLISH_ATTEMPT_WORK = 1e6
+"""What a polishing attempt costs in the work units of the passes (nonzeros visited), charged to
+the work count after each attempt: its set updates and bounded least squares run in Python, about
+1.5-6 ms an attempt on the small LIBSVM sets (one thread), and a unit of work costs about 6 ns. An
+attempt is not made under a work budget (``max_work``) with less than this left."""
+POLISH_FLOPS_PER_WORK = 10.0
+"""The attempt's dense linear algebra, in flops per unit of work (one thread: 1-4 Gflop/s
+against about 6 ns a unit of work), also charged."""
 POLISH_FLOP_RATE = 1e9
 """Flops per second assumed when a time limit decides whether a polishing attempt still fits
 (a conservative rate for one core; BLAS-3 products run faster)."""
@@ -334,44 +370,60 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
     seed_kernel(int(seed) % 2**32)
     eps, epochs = SHRINKING_EPS0, 0
     carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
+    max_work = np.inf if opts.max_work is None else opts.max_work
     t_pass = None                               # seconds of the slowest pass so far
     cert = certificate(omega, alpha, Z, lam, sign, weights)
+    hist["work"] = [0.0]
     if record:
         hist.add(cert, time.perf_counter())
-    while not cert.relative_gap_below(tol) and epochs < max_epochs:
+    rounds = []                                 # (work, relative gap) after each round
+    while not cert.relative_gap_below(tol) and epochs < max_epochs and carry[2] < max_work:
         # a round ends when the projected gradients meet eps, or after as many passes as all rounds
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
-        # at geometrically spaced points
+        # at geometrically spaced points; under a work budget also once it has done as much work
+        # as all rounds before it (at least an eighth of the budget)
         budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
         if deadline.limited:                   # as many passes as fit, one to measure the first
             budget = min(budget, 1 if t_pass is None else int(deadline.remaining() / t_pass))
             if budget < 1:
                 break
+        round_work = min(max_work, 2.0 * carry[2] + max_work / 8.0)
         t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, weights)
+        hist["work"].append(float(carry[2]))
         if record:
             hist.add(cert, time.perf_counter())
         if cert.relative_gap_below(tol):
             continue
+        rounds.append((float(carry[2]), cert.gap / max(cert.primal, np.finfo(float).tiny)))
+        if opts.give_up_work is not None and _predicted_work(rounds, tol) > opts.give_up_work:
+            hist["gave_up"] = True
+            break
         if met:
             eps /= SHRINKING_EPS_FACTOR
-        if not (polish and epochs >= POLISH_AFTER_EPOCHS):
+        if not (polish and epochs >= POLISH_AFTER_EPOCHS) or max_work - carry[2] < POLISH_ATTEMPT_WORK:
             continue
         max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
         stats = {}
         polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats,
                                      upper=weights)
+        carry[2] += POLISH_ATTEMPT_WORK + stats.get("flops", 0.0) / POLISH_FLOPS_PER_WORK
         F = (alpha > 0.0) & (alpha < upper)
         hist["polish"].append(dict(epoch=epochs, free=int(F.sum()),
                                    coords=int(((sign == 0) | (sign * omega > 0.0)).sum()), budget=max_flops,
                                    **stats))
         if polished is not None:
             alpha, cert = polished
+            hist["work"].append(float(carry[2]))
             if record:
                 hist.add(cert, time.perf_counter())
     converged = cert.relative_gap_below(tol)
-    return _result(cert, alpha, epochs, converged, max_epochs, tol, hist if record else None, deadline)
+    reason = None
+    if not converged and (hist.get("gave_up") or carry[2] >= max_work):
+        reason = ("a predicted need of more than give_up_work" if hist.get("gave_up")
+                  else f"max_work={max_work:g}")
+    return _result(cert, alpha, epochs, converged, max_epochs, tol, hist if record else None, deadline, reason)

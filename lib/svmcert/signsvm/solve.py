@@ -9,11 +9,15 @@ measured times):
   10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
   does not depend on lambda.
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
-  with a budget of passes worth AUTO_DCA_SHARE of the interior-point method's estimated time
-  (:func:`auto_plan`); a run that has not certified ``tol`` within it is followed by the
-  interior-point method. Coordinate ascent is 10-20x faster where it converges in a few dozen
-  passes (large lambda); the budget bounds what it can waste where it does not, so ``auto``
-  costs at most about (1 + AUTO_DCA_SHARE) times the interior-point method.
+  within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
+  never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
+  interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
+  early, at a certificate from which the rate of its gap over the last round predicts more work
+  to ``tol`` than the whole interior-point method would cost. A run that has not certified ``tol``
+  by then is followed by the interior-point method. Coordinate ascent is several times faster
+  where it converges in a few dozen passes (large lambda); the budget bounds what it can waste
+  where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE) times the
+  interior-point method (plus the time models' error).
 
 Every method certifies its answer by the duality gap of eq. (10), computed from the returned
 ``w`` and ``alpha``.
@@ -38,30 +42,40 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "AUTO_IPM_BELOW_LAM_N", "AUTO_DCA_SHARE",
-           "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "ipm_seconds", "AUTO_IPM_BELOW_LAM_N",
+           "AUTO_DCA_SHARE", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
 
 AUTO_IPM_BELOW_LAM_N = 0.1
 """Below this lam n, ``auto`` goes straight to the interior-point method."""
-AUTO_DCA_SHARE = 0.5
-"""Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time."""
+AUTO_DCA_SHARE = 1.0
+"""Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
+(``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
 SPARSE_IPM_MAX_DIM = 4000
 """Largest min(n, d) for which ``auto`` runs the interior-point method on a sparse X (its dense
 min(n, d)^2 normal matrix then takes at most 128 MB)."""
 DCA_MAX_EPOCHS = 10_000
 """Default cap on coordinate ascent's passes when it runs alone (``auto`` on a large sparse X)."""
 
-# Time models (seconds, one core), fitted to the grid's runs on the shared 2-core machine:
-# an interior-point iteration ~ IPM_SEC[0] n m^2 + IPM_SEC[1] n d + IPM_SEC[2] n + IPM_SEC[3]
-# (m = min(n, d): the Gram product, the products with X, the per-sample vector work, Python
-# overhead), IPM_ITERATIONS of them; a coordinate-ascent pass ~ DCA_SEC[0] nnz(X) + DCA_SEC[1] n.
-IPM_SEC = (6.5e-11, 2e-9, 5e-8, 1e-3)
-IPM_ITERATIONS = 20
-DCA_SEC = (7e-9, 2e-7)
+# Time models (CPU seconds, one core), fitted to the runs of benchmarks/auto_plan.py on the eight
+# data sets of the peer benchmarks: an interior-point iteration ~ IPM_SEC[0] n m^2 + IPM_SEC[1] n d
+# + IPM_SEC[2] n + IPM_SEC[3] (m = min(n, d): the Gram product, the products with X, the
+# per-sample vector work, Python overhead; measured 0.21-0.50 ms on the LIBSVM sets and 100-111 ms
+# on MNIST-5k), IPM_ITERATIONS of them (8-16 measured); a unit of coordinate ascent's work
+# ~ DCA_SEC_PER_WORK (2.2-25 ns measured, certificates included; the median 7 ns).
+IPM_SEC = (2.9e-11, 4e-9, 6e-8, 1.8e-4)
+IPM_ITERATIONS = 12
+DCA_SEC_PER_WORK = 6e-9
 
 _DCA_ONLY = ("max_epochs", "alpha0", "engine", "shrinking", "polish")
+
+
+def ipm_seconds(n: int, d: int) -> float:
+    """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC,
+    IPM_ITERATIONS)."""
+    m = min(n, d)
+    return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
 
 
 def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
@@ -69,24 +83,23 @@ def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
 
     Returns
     -------
-    (plan, passes) : ``("interior-point", 0)``, or ``("dual-coordinate", passes)``: coordinate
-        ascent for at most ``passes`` passes, then (if not certified) the interior-point method.
+    (plan, work) : ``("interior-point", 0)``, or ``("dual-coordinate", work)``: coordinate
+        ascent for at most ``work`` units of work (nonzeros visited plus ``ROW_WORK`` per row),
+        then (if not certified) the interior-point method. ``nnz`` does not enter the budget (it
+        is in the unit of work), only the time models' shape.
 
     Examples
     --------
     >>> from svmcert.signsvm.solve import auto_plan
     >>> auto_plan(5000, 784, 760000, 1e-3 / 5000)
     ('interior-point', 0)
-    >>> plan, passes = auto_plan(5000, 784, 760000, 1.0 / 5000)
-    >>> plan, passes > 100
+    >>> plan, work = auto_plan(5000, 784, 760000, 1.0 / 5000)
+    >>> plan, work > 100 * 760000
     ('dual-coordinate', True)
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    m = min(n, d)
-    t_ipm = IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
-    t_pass = DCA_SEC[0] * nnz + DCA_SEC[1] * n
-    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * t_ipm / t_pass))
+    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d) / DCA_SEC_PER_WORK))
 
 
 def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
@@ -133,7 +146,8 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     -------
     SolverResult
         ``w``, ``alpha``, ``primal``, ``dual``, ``gap``, ``n_iter``, ``converged``, ``history``
-        (with ``"auto"``, also ``history["method"]``: the methods run, in order). A solver that
+        (with ``"auto"``, also ``history["method"]``: the methods run, in order, and
+        ``history["dca_work"]``: the work coordinate ascent did, if it ran). A solver that
         stops at its iteration or time limit warns (:class:`ConvergenceWarning`) and sets
         ``converged=False``.
 
@@ -200,7 +214,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
-    plan, passes = auto_plan(n, d, p.nnz, p.lam)
+    plan, work = auto_plan(n, d, 0, p.lam)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
@@ -212,12 +226,13 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     if plan == "dual-coordinate":
         methods.append("dual-coordinate")
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
-                                             max_epochs=passes if cap is None else min(passes, cap),
-                                             time_limit=time_limit)
+                           max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit,
+                           max_work=work, give_up_work=ipm_seconds(n, d) / DCA_SEC_PER_WORK)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
             first = run_coordinate_ascent(p, opts, alpha0)
         first.history["method"] = methods
+        first.history["dca_work"] = float(first.history.get("work", [0.0])[-1])
         if first.converged or (time_limit is not None and time.perf_counter() - start >= time_limit):
             if not first.converged:
                 warnings.warn(f"solve: stopped at time_limit={time_limit:g} s with relative gap "
@@ -232,4 +247,6 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
         res = SolverResult(w=first.w, alpha=first.alpha, primal=first.primal, dual=first.dual, gap=first.gap,
                            n_iter=res.n_iter, converged=False, history=res.history)
     res.history["method"] = methods
+    if plan == "dual-coordinate":
+        res.history["dca_work"] = first.history["dca_work"]
     return res
