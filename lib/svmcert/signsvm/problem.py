@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_positive, check_sign, check_two_classes, check_weights, check_X_y
+from .._validation import check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y
 
 __all__ = ["SignSVMProblem", "make_problem", "check_time_limit", "is_sparse", "canonical_csr"]
 
@@ -92,15 +92,20 @@ class SignSVMProblem(NamedTuple):
         return int(self.X.nnz) if is_sparse(self.X) else int(np.count_nonzero(self.X))
 
 
-def make_problem(X, y, lam, sign=None, *, sample_weight=None, two_classes: bool = False) -> SignSVMProblem:
+def make_problem(X, y, lam, sign=None, *, sample_weight=None, two_classes: bool = False,
+                 accept_sparse: bool = False) -> SignSVMProblem:
     """Validate the data of problem (4) once and return it as a :class:`SignSVMProblem`.
+
+    With ``accept_sparse``, X may also be a scipy.sparse matrix or array of any format: it is
+    held as canonical CSR (:func:`canonical_csr`, float64), never densified.
 
     Raises
     ------
     ValueError
-        Naming the argument: X not a finite (n, d) array, y not +-1 of length n (or one class
-        only, with ``two_classes``), lam not a finite number > 0, sign not in {-1, 0, 1}^d,
-        sample_weight not finite, nonnegative and of length n with one entry positive.
+        Naming the argument: X not a finite (n, d) array (or sparse matrix, with
+        ``accept_sparse``), y not +-1 of length n (or one class only, with ``two_classes``), lam
+        not a finite number > 0, sign not in {-1, 0, 1}^d, sample_weight not finite, nonnegative
+        and of length n with one entry positive.
 
     Examples
     --------
@@ -112,11 +117,26 @@ def make_problem(X, y, lam, sign=None, *, sample_weight=None, two_classes: bool 
     >>> make_problem(np.eye(3), [1, -1, 1], 0.5, sample_weight=[2, 0, 1]).upper.tolist()
     [2.0, 0.0, 1.0]
     """
-    X, y = check_X_y(X, y)
+    if accept_sparse and is_sparse(X):
+        X, y = _check_sparse_X(X), check_labels(y, X.shape[0], "y")
+    else:
+        X, y = check_X_y(X, y)
     if two_classes:
         check_two_classes(y)
     w = None if sample_weight is None else check_weights(sample_weight, X.shape[0], "sample_weight")
     return SignSVMProblem(X, y, check_positive(lam, "lam"), check_sign(sign, X.shape[1]), w)
+
+
+def _check_sparse_X(X):
+    """A sparse X as canonical float64 CSR, with the checks :func:`check_X_y` makes of a dense one."""
+    if len(X.shape) != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X: expected a 2-D matrix with at least one row and one column, got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X: expected real numbers, got dtype {X.dtype}")
+    X = canonical_csr(X.astype(np.float64, copy=False))
+    if not np.all(np.isfinite(X.data)):
+        raise ValueError("X: expected finite values, found NaN or inf")
+    return X
 
 
 def check_time_limit(time_limit) -> float | None:

@@ -22,7 +22,7 @@ measured times):
 Every method certifies its answer by the duality gap of eq. (10), computed from the returned
 ``w`` and ``alpha``.
 
-For a sparse X (behind the door only: the estimator accepts it) ``auto`` never lets the
+For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the
 interior-point method form a normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it,
 coordinate ascent runs alone, with the full budget of passes.
 """
@@ -108,8 +108,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
 
     Parameters
     ----------
-    X : array of shape (n, d)
-        Samples as rows.
+    X : array or scipy.sparse matrix of shape (n, d)
+        Samples as rows. A sparse X (any format; held as CSR) is never densified: coordinate
+        ascent reads its rows, the interior-point method forms only its min(n, d) square normal
+        matrix (``auto`` runs it on sparse data only when min(n, d) <= SPARSE_IPM_MAX_DIM).
     y : array of shape (n,)
         Labels +-1, both classes present (the algorithms themselves,
         :func:`dual_coordinate_ascent`, :func:`interior_point` and :func:`frank_wolfe`, also
@@ -167,7 +169,8 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     """
     if solver not in SOLVERS:
         raise ValueError(f"solver: expected one of {SOLVERS}, got {solver!r}")
-    return solve_problem(make_problem(X, y, lam, sign, sample_weight=sample_weight, two_classes=True), solver, tol,
+    return solve_problem(make_problem(X, y, lam, sign, sample_weight=sample_weight, two_classes=True,
+                                      accept_sparse=True), solver, tol,
                          time_limit=time_limit, **options)
 
 
