@@ -4,11 +4,13 @@ library changes that the peer benchmarks' report recommends; nothing here change
 Two tables:
 
 - ``peers_breakdown.csv``: per (data set, lam n, pattern), the plan of ``solve(auto)``
-  (``auto_plan``: coordinate ascent's pass budget), the CPU time of ``auto``, of coordinate
-  ascent alone until it certifies 1e-6 (and its passes), of the budgeted passes alone, and of
-  the interior-point method alone (``peers.linear.breakdown``).
+  (``auto_plan``: coordinate ascent's budget of work), the CPU time of ``auto``, of coordinate
+  ascent alone until it certifies 1e-6 (and its passes), of coordinate ascent under auto's budget
+  alone (its passes, its gap, whether it gave up early), and of the interior-point method alone
+  (``peers.linear.breakdown``).
 - ``peers_overheads.csv``: per data set, the CPU time of the fixed O(nd) steps every call of
-  ``solve`` makes before its first pass (input validation, ``np.count_nonzero`` for the plan,
+  ``solve`` makes before its first pass (input validation, ``np.count_nonzero``, which the plan
+  used until its budget became one of work,
   the scaled CSR copy, the row layout, one certificate), of one product X v, of one of our passes
   (first pass from alpha = 0 at lam n = 10, free signs, the CSR built outside) and of one plain
   compiled Hsieh pass (``peers.dcd_reference``) from the same start.
@@ -84,11 +86,12 @@ def main(argv=None):
     ap.add_argument("--data", nargs="+", default=list(common.DATA))
     ap.add_argument("--lam-n", nargs="+", type=float, default=[0.1, 1.0, 10.0, 100.0, 1000.0])
     ap.add_argument("--patterns", nargs="+", default=["free", "nonneg", "mixed"])
+    ap.add_argument("--skip-overheads", action="store_true")
     args = ap.parse_args(argv)
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
         rows = []
-        for name in args.data:
+        for name in [] if args.skip_overheads else args.data:
             r = overheads(name)
             print({k: (f"{v:.3g}" if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
             rows.append(r)

@@ -179,29 +179,35 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
 
 def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0):
     """Where ``solve(auto)`` spends its time on one cell: the plan ``auto_plan`` makes (coordinate
-    ascent's pass budget), the time of that budget of passes, of coordinate ascent alone until it
-    certifies ``tol``, and of the interior-point method alone; and, if ``target`` (a primal value)
-    is given, the first certificate of coordinate ascent's run whose primal value is <= target
-    (its seconds and the passes made so far are not recorded per round, so only seconds)."""
+    ascent's budget of work, nonzeros visited plus a fixed cost per row), the time of coordinate
+    ascent under that budget and its give-up rule (what ``auto`` runs first), of coordinate ascent
+    alone until it certifies ``tol``, and of the interior-point method alone; and, if ``target``
+    (a primal value) is given, the first certificate of coordinate ascent's run whose primal value
+    is <= target (its seconds and the passes made so far are not recorded per round, so only
+    seconds)."""
     from svmcert import signsvm
-    from svmcert.signsvm.solve import auto_plan
+    from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
     n, d = X.shape
     lam = lam_n / n
-    plan, passes = auto_plan(n, d, int(np.count_nonzero(X)), lam)
+    plan, work = auto_plan(n, d, int(np.count_nonzero(X)), lam)
     auto = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
     dca = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate", max_epochs=100000),
                 repeat, budget)
     ipm = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="interior-point"), repeat, budget)
-    row = {"n": n, "d": d, "lam_n": lam_n, "plan": plan, "dca_budget_passes": passes,
+    row = {"n": n, "d": d, "lam_n": lam_n, "plan": plan, "dca_budget_work": work,
            "auto_cpu": auto.cpu, "auto_methods": "+".join(auto.result.history.get("method", [])),
            "dca_cpu": dca.cpu, "dca_passes": dca.result.n_iter, "dca_converged": bool(dca.result.converged),
+           "dca_work": float(dca.result.history.get("work", [np.nan])[-1]),
            "ipm_cpu": ipm.cpu, "ipm_iters": ipm.result.n_iter, "ipm_converged": bool(ipm.result.converged)}
     if plan == "dual-coordinate":
         budget_run = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate",
-                                                 max_epochs=max(passes, 1)), repeat, budget)
+                                                 max_work=work, give_up_work=ipm_seconds(n, d) / DCA_SEC_PER_WORK),
+                           repeat, budget)
         row["dca_budget_cpu"] = budget_run.cpu
+        row["dca_budget_passes"] = budget_run.result.n_iter
         row["dca_budget_rel_gap"] = budget_run.result.gap / budget_run.result.primal
+        row["dca_budget_gave_up"] = bool(budget_run.result.history.get("gave_up", False))
     if target is not None:
         h = dca.result.history
         hit = [s for p, s in zip(h.get("primal", []), h.get("seconds", [])) if p <= target]

@@ -72,6 +72,10 @@ def linear_summary(df, goal):
                        "median_ratio": float(c["ratio_cpu"].median()) if len(c) else float("nan"),
                        "min_ratio": float(c["ratio_cpu"].min()) if len(c) else float("nan")})
     out["by_lam"] = by_lam
+    missed = comp[comp["ratio_cpu"] < goal]
+    out["missed"] = len(missed)
+    out["missed_switched"] = int(missed["ours_method"].astype(str).str.contains("+", regex=False).sum())
+    out["missed_mnist"] = int((missed["data"] == "mnist5k").sum())
     return out
 
 
@@ -89,8 +93,8 @@ def passes_table(df):
 
 
 def scaling_table(df):
-    cols = ["data", "n", "d", "lam_n", "ours_cpu", "ours_calls", "method", "iterations", "rel_gap", "converged",
-            "xv_dense_cpu", "passes_dense"]
+    cols = ["data", "n", "d", "density", "lam_n", "ours_cpu", "ours_calls", "method", "iterations", "rel_gap",
+            "converged", "xv_dense_cpu", "passes_dense", "xv_csr_cpu", "passes_csr"]
     return df[[c for c in cols if c in df.columns]].copy()
 
 
@@ -111,7 +115,8 @@ def finite(x):
 
 TIMING_WORDS = ("cpu", "wall", "ratio", "seconds", "calls", "passes", "slope", "met")
 PATH_WORDS = ("tol", "iters", "iterations", "epochs", "capped", "reached", "comparable", "method", "excess", "gap",
-              "accuracy", "violation", "intercept", "suboptimality", "converged", "points", "objective")
+              "accuracy", "violation", "intercept", "suboptimality", "converged", "points", "objective", "work",
+              "gave")
 EXACT = ("n", "d", "lam_n", "rows", "cells", "n_min", "n_max", "sizes")
 PATH_REASON = ("where a solver stops inside its tolerance (its iterations, the tolerance the search picked, "
                "its accuracy and whether it reached the target) moves with floating-point kernels and machine "

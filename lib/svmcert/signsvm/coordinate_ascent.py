@@ -387,13 +387,14 @@ def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _S
         # a round ends when the projected gradients meet eps, or after as many passes as all rounds
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
         # at geometrically spaced points; under a work budget also once it has done as much work
-        # as all rounds before it (at least an eighth of the budget)
+        # as all rounds before it (at least a sixteenth of the budget: the give-up rule can judge
+        # the rate from the second round on, after 3/16 of the budget)
         budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
         if deadline.limited:                   # as many passes as fit, one to measure the first
             budget = min(budget, 1 if t_pass is None else int(deadline.remaining() / t_pass))
             if budget < 1:
                 break
-        round_work = min(max_work, 2.0 * carry[2] + max_work / 8.0)
+        round_work = min(max_work, 2.0 * carry[2] + max_work / 16.0)
         t0 = time.perf_counter()
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
