@@ -1,4 +1,4 @@
-"""Calibrates POLISH_FLOPS_PER_ENTRY (``svmcert.signsvm.coordinate_ascent``): how many flops of
+"""Calibrates POLISH_FLOPS_PER_ENTRY (``svmcert.signsvm.shrinking_rounds``): how many flops of
 dense linear algebra (counted as the polishing's cost model counts them, one multiply-add = 1)
 take as long as visiting one nonzero of X in a compiled coordinate-ascent pass.
 

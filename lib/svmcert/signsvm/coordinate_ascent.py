@@ -20,19 +20,17 @@ nothing else changes; X may be a sparse CSR matrix, whose rows the passes read d
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 
 from typing import NamedTuple
 
 from .._validation import check_iterations, check_positive, check_vector
-from .active_set import polish_active_set
 from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
-from ..exceptions import ConvergenceWarning
 from .result import History, SolverResult, certificate
+from .shrinking_rounds import DCAState as _State, finish as _result, shrinking_loop as _shrinking_loop
 
 __all__ = ["run_coordinate_ascent", "coordinate_step", "dual_coordinate_ascent", "DCAOptions", "dca_options"]
 
@@ -208,16 +206,6 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     return run_coordinate_ascent(p, opts, alpha0)
 
 
-class _State(NamedTuple):
-    """What a run carries from pass to pass besides alpha and omega."""
-
-    Z: SignedRows
-    csr: tuple
-    layout: tuple | None
-    hist: History
-    deadline: Deadline
-
-
 def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> SolverResult:
     """:func:`dual_coordinate_ascent` on a validated problem and options (``alpha0`` a float vector
     of length n or None; clipped to the box)."""
@@ -300,137 +288,3 @@ def _csr_numpy(X, scale):
     rows, cols = np.nonzero(X)
     indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=X.shape[0]))))
     return indptr, cols, X[rows, cols] * scale[rows]
-
-
-def _predicted_work(rounds, tol) -> float:
-    """Work still needed to bring the relative gap to ``tol``, extrapolated linearly in log(gap)
-    from the best gap so far (at work W) and the best gap among the rounds that ended by W / 2:
-    the rate over the later half of the run. The gap of w(alpha) is not monotone from round to
-    round, hence best gaps; the zero start is not a round. 0 (no prediction) until there are two
-    such gaps, the later smaller."""
-    w_best, g_best = min(rounds, key=lambda r: r[1])
-    earlier = [r for r in rounds if r[0] <= 0.5 * w_best]
-    if not earlier:
-        return 0.0
-    w0, g0 = min(earlier, key=lambda r: r[1])
-    if not (g_best < g0 and w_best > w0 and g_best > 0.0):
-        return 0.0
-    return float(np.log(g_best / tol) / (np.log(g0 / g_best) / (w_best - w0)))
-
-
-def _result(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None, reason=None) -> SolverResult:
-    if not converged:
-        if reason is None:
-            reason = (f"time_limit={deadline.time_limit:g} s" if deadline is not None and deadline.limited
-                      and epochs < max_epochs else f"max_epochs={max_epochs}")
-        warnings.warn(f"dual_coordinate_ascent: stopped at {reason} with relative gap "
-                      f"{cert.gap / max(cert.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
-                      ConvergenceWarning, stacklevel=3)
-    return SolverResult(w=cert.w, alpha=alpha, primal=cert.primal, dual=cert.dual, gap=cert.gap, n_iter=epochs,
-                        converged=converged, history={} if hist is None else hist)
-
-
-SHRINKING_EPS0 = 0.1
-"""Largest first projected-gradient spread at which the shrinking loop certifies (liblinear's
-default tolerance for this dual); each failed certificate divides it by SHRINKING_EPS_FACTOR."""
-SHRINKING_EPS_PER_TOL = 1e3
-"""The first spread is min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol): a relative gap of 1e-6
-took a spread of 1e-3 to 1e-5 on the eight data sets of the peer benchmarks, and every round costs
-a full pass and a certificate. Over 64 cells (free and nonnegative signs, lam n from 1 to 1000,
-tol 1e-6) starting at 1e-3 took 0.84 of the time of starting at 0.1 in geometric mean (0.91 from
-1e-2), though up to 2.1x longer on single cells (splice at lam n = 10)."""
-SHRINKING_EPS_FACTOR = 10.0
-POLISH_AFTER_EPOCHS = 300
-"""Active-set polishing is tried only once a run has taken this many passes: each of its
-iterations costs a few O(nd) products and an O(|F|^2 |J|) solve, which pays off only where
-coordinate ascent is slow (small lambda; on MNIST-5k lam n = 1 needs about 200 passes in all)."""
-POLISH_FLOPS_PER_ENTRY = 20.0
-"""Work budget of one polishing attempt, in floating-point operations of its dense linear algebra
-(:func:`~.active_set.iteration_flops`) per nonzero of X and pass of the round before it.
-``benchmarks/polish_cost.py`` measured one visit of a nonzero in a compiled pass at 4-110 ns and
-the dense products at 1.6-22 Gflop/s (one thread, shared machine): a visit buys 10 to 2500 flops.
-With 20, an attempt costs at most about twice the round's passes in time, usually far less."""
-POLISH_ATTEMPT_WORK = 1e6
-"""What a polishing attempt costs in the work units of the passes (nonzeros visited), charged to
-the work count after each attempt: its set updates and bounded least squares run in Python, about
-1.5-6 ms an attempt on the small LIBSVM sets (one thread), and a unit of work costs about 6 ns. An
-attempt is not made under a work budget (``max_work``) with less than this left."""
-POLISH_FLOPS_PER_WORK = 10.0
-"""The attempt's dense linear algebra, in flops per unit of work (one thread: 1-4 Gflop/s
-against about 6 ns a unit of work), also charged."""
-POLISH_FLOP_RATE = 1e9
-"""Flops per second assumed when a time limit decides whether a polishing attempt still fits
-(a conservative rate for one core; BLAS-3 products run faster)."""
-
-
-def _shrinking_loop(p: SignSVMProblem, opts: DCAOptions, alpha, omega, state: _State):
-    """Passes with shrinking (:func:`._dca_kernel.run_shrinking`) between certificates, and
-    active-set polishing (:func:`.active_set.polish_active_set`) after each round."""
-    from ._dca_kernel import run_shrinking, seed as seed_kernel
-
-    Z, csr, layout, hist, deadline = state
-    lam, lam_n, sign, tol, max_epochs = p.lam, p.lam_n, p.sign, opts.tol, opts.max_epochs
-    upper, weights = p.upper, p.weights
-    seed, record, polish = opts.seed, opts.record_history, opts.polish
-    nnz = max(int(csr[0][-1]), 1)
-    seed_kernel(int(seed) % 2**32)
-    eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
-    carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
-    max_work = np.inf if opts.max_work is None else opts.max_work
-    t_pass = None                               # seconds of the slowest pass so far
-    cert = certificate(omega, alpha, Z, lam, sign, weights)
-    hist["work"] = [0.0]
-    if record:
-        hist.add(cert, time.perf_counter())
-    rounds = []                                 # (work, relative gap) after each round
-    while not cert.relative_gap_below(tol) and epochs < max_epochs and carry[2] < max_work:
-        # a round ends when the projected gradients meet eps, or after as many passes as all rounds
-        # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
-        # at geometrically spaced points; under a work budget also once it has done as much work
-        # as all rounds before it (at least a sixteenth of the budget: the give-up rule can judge
-        # the rate from the second round on, after 3/16 of the budget)
-        budget = min(max_epochs - epochs, max(POLISH_AFTER_EPOCHS, epochs))
-        if deadline.limited:                   # as many passes as fit, one to measure the first
-            budget = min(budget, 1 if t_pass is None else int(deadline.remaining() / t_pass))
-            if budget < 1:
-                break
-        round_work = min(max_work, 2.0 * carry[2] + max_work / 16.0)
-        t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
-        t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
-        epochs += passes
-        omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
-        cert = certificate(omega, alpha, Z, lam, sign, weights)
-        hist["work"].append(float(carry[2]))
-        if record:
-            hist.add(cert, time.perf_counter())
-        if cert.relative_gap_below(tol):
-            continue
-        rounds.append((float(carry[2]), cert.gap / max(cert.primal, np.finfo(float).tiny)))
-        if opts.give_up_work is not None and _predicted_work(rounds, tol) > opts.give_up_work:
-            hist["gave_up"] = True
-            break
-        if met:
-            eps /= SHRINKING_EPS_FACTOR
-        if not (polish and epochs >= POLISH_AFTER_EPOCHS) or max_work - carry[2] < POLISH_ATTEMPT_WORK:
-            continue
-        max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
-        stats = {}
-        polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats,
-                                     upper=weights)
-        carry[2] += POLISH_ATTEMPT_WORK + stats.get("flops", 0.0) / POLISH_FLOPS_PER_WORK
-        F = (alpha > 0.0) & (alpha < upper)
-        hist["polish"].append(dict(epoch=epochs, free=int(F.sum()),
-                                   coords=int(((sign == 0) | (sign * omega > 0.0)).sum()), budget=max_flops,
-                                   **stats))
-        if polished is not None:
-            alpha, cert = polished
-            hist["work"].append(float(carry[2]))
-            if record:
-                hist.add(cert, time.perf_counter())
-    converged = cert.relative_gap_below(tol)
-    reason = None
-    if not converged and (hist.get("gave_up") or carry[2] >= max_work):
-        reason = ("a predicted need of more than give_up_work" if hist.get("gave_up")
-                  else f"max_work={max_work:g}")
-    return _result(cert, alpha, epochs, converged, max_epochs, tol, hist if record else None, deadline, reason)

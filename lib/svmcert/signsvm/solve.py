@@ -12,19 +12,20 @@ measured times):
   within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
   never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
   interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
-  early, at a certificate from which the rate of its gap over the last round predicts more work
-  to ``tol`` than the whole interior-point method would cost. A run that has not certified ``tol``
+  early, at a certificate from which the rate of its gap over the later half of the run predicts
+  more work to ``tol`` than the whole interior-point method would cost. A run that has not certified ``tol``
   by then is followed by the interior-point method. Coordinate ascent is several times faster
   where it converges in a few dozen passes (large lambda); the budget bounds what it can waste
   where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE) times the
-  interior-point method (plus the time models' error).
+  interior-point method (plus the time models' error). ``benchmarks/auto_plan.py`` measures the
+  plan against each method alone.
 
 Every method certifies its answer by the duality gap of eq. (10), computed from the returned
 ``w`` and ``alpha``.
 
-For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the
-interior-point method form a normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it,
-coordinate ascent runs alone, with the full budget of passes.
+For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the interior-point method form a
+normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it, coordinate ascent runs alone,
+up to DCA_MAX_EPOCHS passes.
 """
 
 from __future__ import annotations
@@ -123,8 +124,8 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
         Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
         ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, otherwise
-        coordinate ascent within a budget and the interior-point method if that budget ends
-        first. ``"frank-wolfe"`` is the paper's Algorithm 1.
+        coordinate ascent within a budget of work (or until its rate shows it would not finish
+        within it) and the interior-point method if it has not certified ``tol`` by then. ``"frank-wolfe"`` is the paper's Algorithm 1.
     tol : float, default 1e-6
         Relative duality gap (P(w) - D(alpha)) / P(w) at which to stop; by eq. (10) it bounds the
         relative primal error.

@@ -1,0 +1,145 @@
+"""The work count that ``solve(auto)`` budgets coordinate ascent in, the give-up rule, and the
+compiled pieces of the interior-point method against the numpy expressions they replace.
+
+Work is a count, so these checks are exact: no clock is read."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from svmcert import signsvm
+from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
+from svmcert.signsvm.coordinate_ascent import dca_options
+from svmcert.signsvm.shrinking_rounds import predicted_work
+from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
+
+ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
+
+
+def _problem(seed, n, d, density=0.7):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < density)
+    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y, rng.choice([-1.0, 0.0, 1.0], size=d)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_unshrunk_pass_counts_every_row_and_nonzero(seed):
+    # the first pass of a call shrinks nothing (its thresholds start at +-inf), so it visits every
+    # row with a nonzero x_i and a positive bound: its work is known in closed form
+    X, y, sign = _problem(seed, 60, 9)
+    X[3] = 0.0                                     # an empty row is not visited
+    csr = scaled_csr(X, y / 2.0)
+    cptr, cpos, sq = row_layout(*csr, sign)
+    nnz_row = np.diff(csr[0])
+    constrained = np.diff(cptr)
+    visited = nnz_row > 0
+    expected = (nnz_row + ROW_WORK + np.where(constrained > 0, CONSTRAINED_ROW_WORK + constrained, 0))[visited].sum()
+    carry = np.array([np.inf, -np.inf, 0.0])
+    passes, _ = run_shrinking(*csr, cptr, cpos, sq, np.zeros(60), np.zeros(9), sign, 2.0, 0.0, 1, np.ones(60), carry)
+    assert passes == 1 and carry[2] == expected
+
+
+def test_max_work_stops_after_the_pass_that_reaches_it():
+    X, y, sign = _problem(5, 200, 12)
+    lam = 1.0 / 200
+    full = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=1e-10, max_epochs=100_000)
+    budget = 0.05 * full.history["work"][-1]     # far too little for 1e-10, whatever the round schedule
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        cut = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=1e-10, max_work=budget)
+    assert not cut.converged
+    work = cut.history["work"]
+    per_pass = X.shape[0] * (X.shape[1] + ROW_WORK + CONSTRAINED_ROW_WORK + X.shape[1])   # at most
+    assert budget <= work[-1] <= budget + per_pass
+    assert all(b >= a for a, b in zip(work, work[1:]))
+    with pytest.warns(signsvm.ConvergenceWarning, match="max_work"):
+        signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=1e-10, max_work=budget)
+
+
+def test_the_budget_options_are_validated():
+    for name in ("max_work", "give_up_work"):
+        with pytest.raises(ValueError, match=f"^{name}: expected a finite number > 0"):
+            dca_options(**{name: -1.0})
+
+
+def test_give_up_fires_on_a_slow_run_and_auto_still_certifies():
+    # two overlapping Gaussian classes at lam n = 1: coordinate ascent needs thousands of passes
+    rng = np.random.default_rng(0)
+    n, d = 500, 100
+    y = np.repeat([1.0, -1.0], n // 2)
+    X = rng.standard_normal((n, d))
+    X[:, 0] += y
+    lam = 1.0 / n
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        res = signsvm.solve(X, y, lam, solver="dual-coordinate", give_up_work=1e5)
+    assert res.history.get("gave_up") and not res.converged
+    auto = signsvm.solve(X, y, lam)
+    assert auto.converged and auto.gap <= 1e-6 * auto.primal
+    assert auto.history["method"] == ["dual-coordinate", "interior-point"]
+    _, work = auto_plan(n, d, 0, lam)
+    assert 0 < auto.history["dca_work"] <= work + n * (d + ROW_WORK)
+
+
+def test_predicted_work_uses_the_later_half_of_the_run():
+    # gaps 1e-2 at work 100, 1e-4 at 300 (best of the earlier half: 1e-2): rate ln(100) / 200
+    rounds = [(100.0, 1e-2), (300.0, 1e-4)]
+    assert predicted_work(rounds, 1e-6) == pytest.approx(np.log(1e-4 / 1e-6) / (np.log(100.0) / 200.0))
+    assert predicted_work(rounds[:1], 1e-6) == 0.0                 # one round: no prediction
+    assert predicted_work([(100.0, 1e-3), (300.0, 2e-3)], 1e-6) == 0.0    # no improvement yet
+    # a worse last round does not hide the best one
+    noisy = [(100.0, 1e-2), (300.0, 1e-4), (400.0, 3e-4)]
+    assert predicted_work(noisy, 1e-6) == pytest.approx(predicted_work(rounds, 1e-6))
+
+
+def test_the_auto_budget_is_the_interior_point_estimate_in_work():
+    plan, work = auto_plan(1000, 50, 0, 1.0 / 1000)
+    assert plan == "dual-coordinate" and work == int(ipm_seconds(1000, 50) / DCA_SEC_PER_WORK)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_compiled_newton_pieces_equal_the_numpy_expressions(n, seed):
+    rng = np.random.default_rng(seed)
+    pos = [rng.random(n) + 0.1 for _ in range(6)]          # s, alpha, xi, beta, delta, g-ish
+    r_p, r_b, r_xi, r_s, z_dw = (rng.standard_normal(n) for _ in range(5))
+    s, alpha, xi, beta, delta, _ = pos
+    g, gd = ipm_module._newton_rhs(r_p, r_b, xi, r_xi, beta, r_s, alpha, delta)
+    g_ref = -r_p + (r_b + xi * r_xi) / beta - r_s / alpha
+    np.testing.assert_array_equal(g, g_ref)
+    np.testing.assert_array_equal(gd, g_ref * delta)
+    da, db, ds, dxi, step = ipm_module._newton_directions(g, z_dw, delta, r_xi, r_s, s, alpha, r_b, xi, beta)
+    da_ref = (g_ref - z_dw) * delta
+    db_ref = r_xi - da_ref
+    ds_ref = (-r_s - s * da_ref) / alpha
+    dxi_ref = (-r_b - xi * db_ref) / beta
+    for got, ref in ((da, da_ref), (db, db_ref), (ds, ds_ref), (dxi, dxi_ref)):
+        np.testing.assert_array_equal(got, ref)
+
+    def max_step(v, dv):                                    # the numpy form it replaced
+        neg = dv < 0.0
+        return 1.0 if not neg.any() else float(min(1.0, np.min(-v[neg] / dv[neg])))
+
+    assert step == min(max_step(s, ds_ref), max_step(xi, dxi_ref), max_step(alpha, da_ref), max_step(beta, db_ref))
+    assert ipm_module._max_step(s, ds_ref) == max_step(s, ds_ref)
+    u, du, v, dv = (rng.standard_normal(n) for _ in range(4))
+    assert ipm_module._shifted_dot(u, du, v, dv, 0.3) == pytest.approx((u + 0.3 * du) @ (v + 0.3 * dv),
+                                                                       rel=1e-12, abs=1e-12 * n)
+
+
+@pytest.mark.parametrize("n, d", [(50, 7), (3000, 120), (700, 1)])
+def test_the_blocked_normal_matrix_equals_the_one_shot_product(n, d):
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, d))
+    delta = rng.random(n) + 1e-3
+    M = ipm_module._weighted_gram(X, delta)
+    ref = X.T @ (delta[:, None] * X)
+    # upper triangle only (dsyrk's), to the rounding of n-term sums of products
+    np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * n * np.abs(ref).max())
+    assert not np.tril(M, -1).any()
