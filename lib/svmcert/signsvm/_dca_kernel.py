@@ -52,6 +52,16 @@ def _scan(omega, sign, indices, values, start, end):
     return slope0, A
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _direction(target, lo, hi, slope0):
+    """(d, tmax): the sign of the derivative at t = 0 (that of target - slope0) and how far the
+    step may go that way (hi, or -lo); tmax <= 0 means no step."""
+    if slope0 == target:
+        return 0.0, 0.0
+    d = 1.0 if slope0 < target else -1.0
+    return d, (hi if d > 0.0 else -lo)
+
+
 @njit(cache=True, nogil=True)
 def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo, hi, slope0, A, cross, which):
     """The exact coordinate step (the maximiser of D along alpha_i over [lo, hi]), searched from
@@ -69,10 +79,7 @@ def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo,
     otherwise the crossings in (0, tmax) are collected and visited in increasing tau while they
     lie before the root of the current piece. ``cross``, ``which``: workspaces.
     """
-    if slope0 == target:
-        return 0.0
-    d = 1.0 if slope0 < target else -1.0
-    tmax = hi if d > 0.0 else -lo
+    d, tmax = _direction(target, lo, hi, slope0)
     if tmax <= 0.0:
         return 0.0
     tgt = d * target
@@ -137,10 +144,7 @@ def _step_free(target, lo, hi, slope0, A):
     the same step to the last bit): the root of one linear piece, clipped to the interval. A
     separate path because the compiled search loop, even when it has nothing to visit, made every
     free row several times slower than its dot products."""
-    if slope0 == target:
-        return 0.0
-    d = 1.0 if slope0 < target else -1.0
-    tmax = hi if d > 0.0 else -lo
+    d, tmax = _direction(target, lo, hi, slope0)
     if tmax <= 0.0:
         return 0.0
     r = min(max((d * target - d * slope0) / A, 0.0), tmax) if A > 0.0 else tmax
