@@ -80,7 +80,8 @@ def linear_summary(df, goal):
 
 
 def libsvm_table(df):
-    cols = ["data", "n", "lam_n", "ours_cpu", "ours_epochs", "ours_rel_gap", "libsvm_tol", "libsvm_cpu",
+    cols = ["data", "n", "lam_n", "ours_selection", "ours_cpu", "ours_epochs", "ours_rel_gap", "other_cpu",
+            "ours_unchecked_cpu", "libsvm_tol", "libsvm_cpu",
             "libsvm_iters", "libsvm_rel_accuracy", "libsvm_intercept", "libsvm_direct_cpu", "ratio_cpu",
             "ours_reached", "libsvm_reached", "met"]
     return df[[c for c in cols if c in df.columns]].copy()

@@ -63,26 +63,40 @@ def dtype_eps(K) -> float:
 _TILE = 64
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath={"nnan", "ninf", "nsz"})
 def scan_compiled(K, root):
-    """One tiled pass over K: (max |K_ij|, max |K_ij - K_ji|, the largest
-    max(|K_ij|, |K_ji|) - root_i root_j and its (i, j) with i <= j). Tiles of the upper triangle are read together with their mirror tiles, so the transposed reads
-    stay in cache (plain K - K.T makes a strided n^2 temporary)."""
+    """One tiled pass over a finite K: (max |K_ij|, max |K_ij - K_ji|, the largest
+    max(|K_ij|, |K_ji|) - root_i root_j and its (i, j) with i <= j, the first one in the scan's
+    order). Each tile of the upper triangle is read with its mirror tile, which is first copied
+    transposed into a buffer, so both are read along rows (plain K - K.T makes a strided n^2
+    temporary). The maxima are exact in any order; the compiler may reorder them because K is
+    finite (the flags assume no NaN or inf), and the position of the largest excess is found by
+    a second look at the row segment that holds it."""
     n = K.shape[0]
+    T = np.empty((_TILE, _TILE))
     big, asym, excess, bi, bj = 0.0, 0.0, -np.inf, 0, 0
     for i0 in range(0, n, _TILE):
         i1 = min(i0 + _TILE, n)
         for j0 in range(i0, n, _TILE):
             j1 = min(j0 + _TILE, n)
+            for j in range(j0, j1):
+                for i in range(i0, i1):
+                    T[i - i0, j - j0] = K[j, i]
             for i in range(i0, i1):
-                for j in range(max(j0, i), j1):
-                    a, b = K[i, j], K[j, i]
-                    aa, ab = abs(a), abs(b)
-                    big = max(big, aa, ab)
+                ri, Ki, Ti = root[i], K[i], T[i - i0]      # row views: the loop below then vectorises
+                start = max(j0, i)
+                row = -np.inf
+                for j in range(start, j1):
+                    a, b = Ki[j], Ti[j - j0]
+                    top = max(abs(a), abs(b))
+                    big = max(big, top)
                     asym = max(asym, abs(a - b))
-                    e = max(aa, ab) - root[i] * root[j]
-                    if e > excess:
-                        excess, bi, bj = e, i, j
+                    row = max(row, top - ri * root[j])
+                if row > excess:
+                    for j in range(start, j1):
+                        if max(abs(Ki[j]), abs(Ti[j - j0])) - ri * root[j] == row:
+                            excess, bi, bj = row, i, j
+                            break
     return big, asym, excess, bi, bj
 
 
@@ -114,12 +128,15 @@ def _refutation_tests(K, tau, name, root, excess, i, j):
         raise ValueError(f"{name}: expected a positive semidefinite matrix, but the 2 x 2 principal minor "
                          f"({i}, {j}) is negative (|K_ij| = {max(abs(K[i, j]), abs(K[j, i])):.3g} > "
                          f"sqrt(K_ii K_jj) = {root[i] * root[j]:.3g})")
+    # The products are taken as (B^T K)^T = K^T B: a BLAS gemm reads K about twice as fast that way
+    # round when B has a few columns. For the test it makes no difference whether K or K^T builds
+    # the space (any subspace may hold a witness), and the Rayleigh quotient v^T K^T v is v^T K v.
     V, _ = np.linalg.qr(np.random.default_rng(0).standard_normal((K.shape[0], PSD_SKETCH_COLUMNS)))
     blocks = [V]
     for _ in range(PSD_POWER_STEPS):                 # the block Krylov space V, K V, K^2 V
-        blocks.append(K @ blocks[-1])
+        blocks.append((blocks[-1].T @ K).T)
     V, _ = np.linalg.qr(np.hstack(blocks))
-    KV = K @ V
+    KV = (np.ascontiguousarray(V.T) @ K).T
     vals, vecs = np.linalg.eigh(0.5 * (V.T @ KV + KV.T @ V))
     if vals[0] < -tau:
         v = V @ vecs[:, 0]
