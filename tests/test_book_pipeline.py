@@ -334,6 +334,23 @@ def test_a_tolerance_computed_from_the_data_moves_only_within_the_claims_drift_a
     new["claims"][0]["tolerance"] = 0.26 + 5e-5
     assert any("tolerance changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
 
+def test_a_drift_allowance_derived_from_rounding_moves_within_a_factor_and_is_applied_as_committed():
+    """drift_atol derived from the machine's float32 rounding (the NTK chapter's) moves from
+    machine to machine: within DRIFT_ALLOWANCE_FACTOR of HEAD's it is not drift, beyond it is, and
+    the rerun's values are still compared under HEAD's allowance (a rerun cannot widen its check)."""
+    old = {"claims": [{"id": "c", "passed": True, "expect": "holds", "observed": -0.40, "reference": 0.0,
+                       "comparison": "at_most", "tolerance": 0.0, "quantity": "value", "drift_atol": 1.92e-5}]}
+    new = json.loads(json.dumps(old)); new["claims"][0]["drift_atol"] = 1.88e-5
+    assert check.compare_claims(json.dumps(new), json.dumps(old)) == []
+    new["claims"][0]["drift_atol"] = 1.92e-5 * (check.DRIFT_ALLOWANCE_FACTOR * 1.01)
+    assert any("drift_atol changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+    new["claims"][0]["drift_atol"] = 0.0          # an allowance that vanishes is a change too
+    assert any("drift_atol changed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+    # a wider allowance in the rerun does not excuse a value that moved beyond HEAD's
+    new["claims"][0].update(drift_atol=3.8e-5, observed=-0.40 + 3e-5)
+    assert any("observed" in p for p in check.compare_claims(json.dumps(new), json.dumps(old)))
+
+
 def test_cli_reports_unknown_chapter_and_bad_jobs(project, capsys):
     assert main(["book", "run", "missing-chapter"]) == 2
     assert "not in _toc.yml" in capsys.readouterr().err

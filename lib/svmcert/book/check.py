@@ -13,7 +13,9 @@ their ``timing_columns`` only: their other numeric columns are values, text is e
 
 Claims: every field of a record must be equal — id, statement, source, comparison, tolerance (to
 1e-9 relative; a value claim's tolerance computed from the data may move by the claim's drift
-allowance), expectation, kind, quantity, instances (except for path and timing claims, whose
+allowance), the drift allowances themselves (a ``drift_atol`` or ``drift_rtol`` derived from the
+machine's rounding, such as a float32 kernel's error, may move within a factor of
+DRIFT_ALLOWANCE_FACTOR; the committed allowance is the one applied), expectation, kind, quantity, instances (except for path and timing claims, whose
 count of events is itself a path quantity), cause — and so must the verdict (but see timing claims
 below). ``observed`` and
 ``reference`` are compared by the record's quantity (HEAD's): ``exact`` equal, ``value`` within
@@ -45,6 +47,10 @@ _FIXED_FIELDS = ("paper", "source", "statement", "reference_source", "comparison
 #: Fields that are numbers: equal up to 1e-9 relative counts as unchanged (a tolerance computed from
 #: the data moves in its last digits), anything more is a change.
 _FLOAT_FIELDS = ("tolerance", "drift_rtol", "drift_atol")
+#: A drift allowance derived from the machine's rounding (the NTK chapter's, from float32 kernels)
+#: moves with the machine: within this factor of the committed one it is not drift. The committed
+#: allowance is what the rerun's values are compared under, so a rerun cannot widen its own check.
+DRIFT_ALLOWANCE_FACTOR = 2.0
 _CLAIM_DEFAULTS = {"timing": False, "kind": "check", "quantity": None, "cause": "", "note": "",
                    "drift_rtol": 1e-9, "drift_atol": 0.0, "expect": "holds", "chapter": "", "reference_source": ""}
 
@@ -195,6 +201,11 @@ def _own_allowance(claim: dict) -> float:
     return tol
 
 
+def _within_factor(x: float, y: float, factor: float) -> bool:
+    """Both positive and finite, and neither more than ``factor`` times the other."""
+    return 0.0 < x < math.inf and 0.0 < y < math.inf and max(x, y) <= factor * min(x, y)
+
+
 def _drift_allowance(claim: dict, old: float) -> float:
     """How far a value claim's numbers may move: ``drift_atol + drift_rtol * max(1, |old|)``."""
     return float(_field(claim, "drift_atol")) + float(_field(claim, "drift_rtol")) * max(1.0, abs(old))
@@ -254,6 +265,8 @@ def compare_claims(new_text: str, old_text: str) -> list[str]:
                     continue   # a tolerance derived from the data, equal up to rounding
                 if name == "tolerance" and quantity == "value" and abs(float(x) - float(y)) <= _drift_allowance(b, float(y)):
                     continue   # a tolerance computed from the data moves as the claim's values may
+                if name in ("drift_atol", "drift_rtol") and _within_factor(float(x), float(y), DRIFT_ALLOWANCE_FACTOR):
+                    continue   # an allowance derived from the machine's rounding moves with the machine
             if x != y:
                 problems.append(f"claim {cid!r}: {name} changed: {y!r} -> {x!r}")
         if b.get("kind") == "not checked":
