@@ -185,9 +185,9 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         whose exact step raises D_w most (Gauss-Southwell with the exact gain,
         ``svmcert.screening._weighted_dca.greedy_compiled``). A step on K costs O(n) for the
         margins whatever sample it moves, and the gains are found in the same pass, so choosing
-        costs no more than a random order while far fewer steps are taken: on the full
-        svmguide1 (RBF, lam n = 0.01 to 100) it took about 0.4 to 0.7 times the time of ``"cyclic"``
-        (``benchmarks/peers_libsvm.py``). An epoch is then as many steps as there are samples
+        costs no more than a random order while far fewer steps are taken (the two are timed
+        against each other by ``benchmarks/peers_libsvm.py``, columns ``ours_cpu`` and
+        ``other_cpu``). An epoch is then as many steps as there are samples
         with w_i > 0, and the gap is tested every 1/GREEDY_CHECKS_PER_EPOCH of one; ``seed``
         is not used. The default stays ``"cyclic"`` because the book's fixed-epoch experiments
         are defined on that order. The factor phase (``low_rank``) is cyclic either way.
