@@ -143,3 +143,35 @@ def test_the_blocked_normal_matrix_equals_the_one_shot_product(n, d):
     # upper triangle only (dsyrk's), to the rounding of n-term sums of products
     np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * n * np.abs(ref).max())
     assert not np.tril(M, -1).any()
+
+
+@given(st.integers(0, 10_000), st.integers(1, 40), st.integers(1, 12), st.floats(0.05, 1.0))
+@settings(max_examples=40, deadline=None)
+def test_dense_rows_is_scaled_csr_and_row_layout_bit_for_bit(seed, n, d, density):
+    # the fused build of the passes' rows must be the two-step build exactly: the solver's
+    # trajectory, and so every committed table, depends on these arrays to the last bit
+    from svmcert.signsvm._dca_kernel import dense_rows
+
+    X, y, sign = _problem(seed, n, d, density)
+    X[seed % n] = 0.0                              # an empty row
+    scale = y / (1.0 + seed % 7)
+    two_step = scaled_csr(X, scale) + row_layout(*scaled_csr(X, scale), sign)
+    fused = dense_rows(X, scale, sign)
+    assert len(fused) == 6
+    for a, b in zip(two_step, fused):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_csr_products_equal_scipy_bit_for_bit(seed):
+    from scipy.sparse import csr_matrix
+
+    from svmcert.signsvm._signed_rows import csr_matvec, csr_rmatvec
+
+    X, y, _ = _problem(seed, 80, 15, density=0.3)
+    indptr, indices, values = scaled_csr(X, y / 3.0)
+    A = csr_matrix((values, indices, indptr), shape=X.shape)
+    rng = np.random.default_rng(seed)
+    w, a = rng.standard_normal(15), rng.random(80)
+    assert np.array_equal(csr_matvec(indptr, indices, values, w), A @ w)
+    assert np.array_equal(csr_rmatvec(indptr, indices, values, a, 15), A.T @ a)

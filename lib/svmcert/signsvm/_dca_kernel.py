@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "seed", "ROW_WORK", "CONSTRAINED_ROW_WORK"]
+__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "seed", "ROW_WORK",
+           "CONSTRAINED_ROW_WORK"]
 
 ROW_WORK = 4
 """What visiting one row costs beyond its nonzeros, in nonzeros: measured on the compiled passes,
@@ -352,3 +353,47 @@ def scaled_csr(X, scale):
                 values[k] = si * x
                 k += 1
     return indptr, indices, values
+
+
+@njit(cache=True, nogil=True)
+def dense_rows(X, scale, sign):
+    """:func:`scaled_csr` of a dense X and its :func:`row_layout` in one call: (indptr, indices,
+    values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order).
+
+    One scan counts each row's nonzeros and constrained nonzeros; one more fills the rows, their
+    squared norms and the constrained positions. Separately, :func:`row_layout` reads the CSR a
+    third time: on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
+    n, d = X.shape
+    indptr = np.zeros(n + 1, np.int64)
+    cptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        c = 0
+        cc = 0
+        for h in range(d):
+            nz = X[i, h] != 0.0
+            c += nz
+            cc += nz & (sign[h] != 0.0)
+        indptr[i + 1] = indptr[i] + c
+        cptr[i + 1] = cptr[i] + cc
+    indices = np.empty(indptr[n], np.int64)
+    values = np.empty(indptr[n])
+    cpos = np.empty(cptr[n], np.int64)
+    sq_norm = np.zeros(n)
+    for i in range(n):
+        k = indptr[i]
+        c = cptr[i]
+        si = scale[i]
+        acc = 0.0
+        for h in range(d):
+            x = X[i, h]
+            if x != 0.0:
+                v = si * x
+                indices[k] = h
+                values[k] = v
+                acc += v * v
+                if sign[h] != 0.0:
+                    cpos[c] = k
+                    c += 1
+                k += 1
+        sq_norm[i] = acc
+    return indptr, indices, values, cptr, cpos, sq_norm

@@ -222,11 +222,13 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
     elif engine == "numpy":
         indptr, indices, values = _csr_numpy(p.X, p.y / lam_n)
     if engine == "numba":
-        from ._dca_kernel import epoch as compiled_epoch, row_layout, scaled_csr
+        from ._dca_kernel import dense_rows, epoch as compiled_epoch, row_layout
 
-        if not p.sparse:
-            indptr, indices, values = scaled_csr(np.ascontiguousarray(p.X), p.y / lam_n)   # rows of Z / (lam n)
-        layout = row_layout(indptr, indices, values, sign)
+        if p.sparse:
+            layout = row_layout(indptr, indices, values, sign)
+        else:                                   # rows of Z / (lam n) and their layout, in one call
+            indptr, indices, values, *layout = dense_rows(np.ascontiguousarray(p.X), p.y / lam_n, sign)
+            layout = tuple(layout)
     Z = _rows(p, None if engine == "numpy" else (indptr, indices, values))
     alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, upper)
     omega = np.zeros(p.d) if alpha0 is None else Z.T @ alpha / lam_n
