@@ -101,3 +101,26 @@ def test_selection_is_validated():
     K, y, w = _problem(0, 20)
     with pytest.raises(ValueError, match="selection: expected one of"):
         fit_weighted_svm(K, y, 0.1, w, selection="random")
+
+
+def test_the_default_selection_is_greedy_and_the_gap_safe_path_stays_cyclic():
+    import warnings
+
+    from svmcert.exceptions import ConvergenceWarning
+    from svmcert.experiments.safe_screening.gap_safe_ball import solve_path
+
+    K, y, w = _problem(7, 60)
+    lam = 1e-2
+    default = fit_weighted_svm(K, y, lam, w, tol=1e-10)
+    greedy = fit_weighted_svm(K, y, lam, w, tol=1e-10, selection="greedy")
+    np.testing.assert_array_equal(default.alpha, greedy.alpha)
+    assert default.n_iter == greedy.n_iter
+    # the chapter's dual points after k random-order epochs are defined by that order: the path
+    # must be the run of explicit cyclic epochs, whatever the default is
+    (k, alpha, _), = solve_path(K, y, lam, w, "hinge", [3], seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cyclic = fit_weighted_svm(K, y, lam, w, "hinge", tol=1e-15, max_epochs=3, seed=3, check_psd=False,
+                                  selection="cyclic")
+    assert k == 3
+    np.testing.assert_array_equal(alpha, cyclic.alpha)

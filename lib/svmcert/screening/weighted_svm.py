@@ -124,7 +124,7 @@ def _factor_rank_cap(n: int, low_rank) -> int:
 def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e-9, max_epochs: int = 10000,
                      seed: int = 0, alpha0=None, engine: str = "numba", low_rank="auto",
                      record_history: bool = False, check_psd="auto", newton: bool = True,
-                     time_limit: float | None = None, selection: str = "cyclic") -> WeightedSVM:
+                     time_limit: float | None = None, selection: str = "greedy") -> WeightedSVM:
     """Solve the weighted problems (2)/(4) with rho = lam/2 ||beta||^2 by exact dual coordinate ascent
     and Newton steps on the free set.
 
@@ -180,8 +180,8 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         Seconds: the run stops before an epoch or Newton attempt that would
         end after it (estimated from the slowest epoch so far), warns and returns its certificate.
     selection : {"cyclic", "greedy"}
-        How the epochs on K choose their coordinates. ``"cyclic"`` (default): every sample once
-        per epoch, in a random order (``seed``). ``"greedy"``: each step is taken on the sample
+        How the epochs on K choose their coordinates. ``"cyclic"``: every sample once per epoch,
+        in a random order (``seed``). ``"greedy"`` (default): each step is taken on the sample
         whose exact step raises D_w most (Gauss-Southwell with the exact gain,
         ``svmcert.screening._weighted_dca.greedy_compiled``). A step on K costs O(n) for the
         margins whatever sample it moves, and the gains are found in the same pass, so choosing
@@ -189,8 +189,9 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         against each other by ``benchmarks/peers_libsvm.py``, columns ``ours_cpu`` and
         ``other_cpu``). An epoch is then as many steps as there are samples
         with w_i > 0, and the gap is tested every 1/GREEDY_CHECKS_PER_EPOCH of one; ``seed``
-        is not used. The default stays ``"cyclic"`` because the book's fixed-epoch experiments
-        are defined on that order. The factor phase (``low_rank``) is cyclic either way.
+        is not used. An experiment defined by a number of random-order epochs (the gap-safe
+        chapter's dual points after k epochs) asks for ``"cyclic"``. The factor phase
+        (``low_rank``) is cyclic either way.
 
     Returns
     -------

@@ -64,13 +64,14 @@ def reference_solution(F, y, lam, w, loss, tol=1e-13, max_epochs=200000):
 
 
 def solve_path(K, y, lam, w, loss, checkpoints, seed=0):
-    """Dual points after each number of epochs in ``checkpoints`` (increasing), one continued run."""
+    """Dual points after each number of epochs in ``checkpoints`` (increasing), one continued run
+    of random-order epochs (``selection="cyclic"``: the points are defined by that order)."""
     out, alpha, done = [], None, 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for k in checkpoints:
             res = fit_weighted_svm(K, y, lam, w, loss, tol=1e-15, max_epochs=max(k - done, 1), seed=seed + k,
-                                   alpha0=alpha, check_psd=False)
+                                   alpha0=alpha, check_psd=False, selection="cyclic")
             alpha, done = res.alpha.copy(), k
             out.append((k, alpha, res))
     return out
