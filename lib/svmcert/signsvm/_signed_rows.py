@@ -71,8 +71,9 @@ class CSRSignedRows(SignedRows):
 
     The products are compiled loops over the three arrays (:func:`csr_matvec`,
     :func:`csr_rmatvec`), the same sums in the same order as scipy's CSR products, so the same
-    values bit for bit; wrapping the arrays in a ``scipy.sparse.csr_matrix`` instead re-checked
-    every index on each construction (about 1.6 ms a solve on MNIST-5k).
+    values bit for bit, without the index checks a ``scipy.sparse.csr_matrix`` makes on
+    construction (on MNIST-5k, one thread: 1.73 ms for both products against 1.91 ms with the
+    wrapper built once).
     """
 
     def __init__(self, X, y: np.ndarray, csr: tuple, lam_n: float):
