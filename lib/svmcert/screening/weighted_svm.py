@@ -128,8 +128,10 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     """Solve the weighted problems (2)/(4) with rho = lam/2 ||beta||^2 by exact dual coordinate ascent
     and Newton steps on the free set.
 
-    Each epoch visits the samples with w_i > 0 in random order and maximises D_w exactly along
-    each alpha_i (``svmcert.screening._weighted_dca``), so D_w never decreases. Between epochs,
+    Each step maximises D_w exactly along one alpha_i with w_i > 0
+    (``svmcert.screening._weighted_dca``), so D_w never decreases; by default the step goes to the
+    sample whose step gains most (``selection``), and an epoch is as many steps as there are such
+    samples. Between epochs,
     once its cost is covered by the epochs' work (NEWTON_WORK_RATIO), active-set Newton steps
     (``svmcert.screening._weighted_newton``) finish what the epochs converge to slowly when lam
     is small. If K has low rank (a linear kernel: K = G G^T,
@@ -159,7 +161,8 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         (``svmcert.exceptions.ConvergenceWarning``) and sets ``converged=False``; the
         returned gap is still a valid certificate.
     seed : int
-        Order of the coordinates.
+        Order of the coordinates in the factor phase and with ``selection="cyclic"`` (the greedy
+        steps on K do not use it).
     alpha0 : array of shape (n,), optional
         Start (clipped to the domain).
     engine : {"numba", "numpy"}
