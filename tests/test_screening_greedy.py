@@ -124,3 +124,38 @@ def test_the_default_selection_is_greedy_and_the_gap_safe_path_stays_cyclic():
                                   selection="cyclic")
     assert k == 3
     np.testing.assert_array_equal(alpha, cyclic.alpha)
+
+
+@pytest.mark.parametrize("selection", ["greedy", "cyclic"])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_a_tolerance_below_rounding_stops_at_a_stall_not_at_max_epochs(selection, loss):
+    import warnings
+
+    from svmcert.exceptions import ConvergenceWarning
+    from svmcert.screening.weighted_svm import STALL_CERTIFICATES, STALL_GAP_ULPS
+
+    # tol = 1e-17 is below what the margins resolve (relative gaps of about 2e-16 here): the run
+    # must say it stalled, and stop long before max_epochs (it ran all 10000 epochs before)
+    K, y, w = _problem(5, 120)
+    lam = 1e-2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fit_weighted_svm(K, y, lam, w, loss, tol=1e-17, selection=selection, max_epochs=10000)
+    messages = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+    assert res.n_iter < 1000
+    if res.converged:            # a gap that rounds to (nearly) zero does meet 1e-17: no warning then
+        assert res.gap <= 1e-17 * res.primal and not messages
+    else:
+        assert len(messages) == 1 and "stall" in messages[0]
+    if loss == "hinge":          # measured: both orders stall here (they ran to max_epochs before)
+        assert not res.converged
+    # what it returns is still a certified pair: the gap recomputed from alpha alone, and at the
+    # rounding level the rule requires
+    P = primal_objective(res.alpha, K, y, lam, w, loss)
+    D = dual_objective(res.alpha, K, y, lam, w, loss)
+    assert P == pytest.approx(res.primal, rel=1e-12) and D == pytest.approx(res.dual, rel=1e-12)
+    assert 0.0 <= P - D <= 1e-12 * P
+    assert STALL_CERTIFICATES >= 2 and STALL_GAP_ULPS * np.finfo(float).eps < 1e-15
+    # and a reachable tolerance just above the floor is unaffected: it converges
+    ok = fit_weighted_svm(K, y, lam, w, loss, tol=1e-15, selection=selection)
+    assert ok.converged and ok.gap <= 1e-15 * ok.primal

@@ -144,7 +144,9 @@ def greedy_compiled(K, y, w, alpha, m, lam, squared, s, h, max_steps):
     largest gain (:func:`step_gains`, with ``s, h`` from :func:`gain_coefficients`; ties go to the
     lowest index), updating ``alpha`` and the margins ``m`` in place. Each step costs one pass over
     a row of K for the margins and one over the samples for their gains. Returns the number of
-    steps taken (fewer when no step gains anything)."""
+    steps taken (fewer when no step gains anything, or when the chosen step rounds to no change of
+    alpha_i: its gain is then at the rounding level of the margins, and repeating it would change
+    nothing)."""
     n = K.shape[0]
     gains = np.empty(n)
     best = _update_and_gains(K[0], y, w, alpha, m, s, h, 0.0, squared, gains)
@@ -156,6 +158,8 @@ def greedy_compiled(K, y, w, alpha, m, lam, squared, s, h, max_steps):
         wi = w[i]
         a = alpha[i]
         new = coordinate_step_compiled(a, m[i], wi, K[i, i], lam, squared)
+        if new == a:                        # a null step: nothing changes, the same i would follow
+            break
         alpha[i] = new
         c = y[i] * wi * (new - a) / lam
         steps += 1
@@ -174,6 +178,8 @@ def greedy_numpy(K, y, w, alpha, m, lam, squared, s, h, max_steps):
             break
         a = alpha[i]
         new = coordinate_step(a, m[i], w[i], K[i, i], lam, squared)
+        if new == a:
+            break
         alpha[i] = new
         m += y * K[i] * (y[i] * w[i] * (new - a) / lam)
         steps += 1
