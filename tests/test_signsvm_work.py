@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from svmcert import signsvm
+from svmcert.signsvm._normal_equations import weighted_gram
 from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
 from svmcert.signsvm.coordinate_ascent import dca_options
 from svmcert.signsvm.shrinking_rounds import predicted_work
@@ -138,7 +139,7 @@ def test_the_blocked_normal_matrix_equals_the_one_shot_product(n, d):
     rng = np.random.default_rng(n)
     X = rng.standard_normal((n, d))
     delta = rng.random(n) + 1e-3
-    M = ipm_module._weighted_gram(X, delta)
+    M = weighted_gram(X, delta)
     ref = X.T @ (delta[:, None] * X)
     # upper triangle only (dsyrk's), to the rounding of n-term sums of products
     np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * n * np.abs(ref).max())
