@@ -43,18 +43,18 @@ import warnings
 
 import numpy as np
 from numba import njit
-from scipy.linalg.blas import dsyrk
-from scipy.linalg.lapack import dpotrf, dpotrs
 
 from .._validation import check_iterations, check_positive
-from ._signed_rows import SignedRows, dense_block
+from ._ipm_kernel import FUSED_MAX_D, FUSED_MAX_ENTRIES, dense_certificate, dense_iteration
+from ._normal_equations import NormalEquations
+from ._signed_rows import SignedRows
 from .objectives import sign_projection
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
-from .result import History, SolverResult, certificate, hinge_risk
+from .result import Certificate, History, SolverResult, certificate, hinge_risk
 
-__all__ = ["run_interior_point", "interior_point", "IPM_MAX_ITER"]
+__all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "IPM_MAX_ITER"]
 
 IPM_MAX_ITER = 200
 """Default cap on Newton iterations. Measured on the 224-cell grid of
@@ -130,89 +130,6 @@ def _max_step(v, dv):
     return a
 
 
-class _NormalEquations:
-    """Factor of M = B + X^T diag(delta) X (B diagonal, d x d) or, when n < d, of the Woodbury
-    matrix diag(1/delta) + X B^-1 X^T (n x n); ``solve(r)`` returns M^-1 r either way."""
-
-    def __init__(self, X, XT, b_diag, delta):
-        n, d = X.shape
-        self.X, self.XT, self.b = X, XT, b_diag
-        self.primal_form = d <= n
-        if hasattr(X, "nnz"):                              # sparse X: the same matrices from products
-            if self.primal_form:
-                A = X.multiply(np.sqrt(delta)[:, None]).tocsr()
-                M = dense_block(A.T @ A)
-                M[np.diag_indices(d)] += b_diag
-            else:
-                Xb = X.multiply(1.0 / b_diag[None, :]).tocsr()
-                M = dense_block(Xb @ XT)
-                M[np.diag_indices(n)] += 1.0 / delta
-        elif self.primal_form:
-            M = _weighted_gram(X, delta)                    # upper triangle of X^T diag(delta) X
-            M[np.diag_indices(d)] += b_diag
-        else:
-            Xb = X / b_diag[None, :]
-            M = Xb @ XT
-            M[np.diag_indices(n)] += 1.0 / delta
-        self.factor = _cholesky(M)
-
-    def solve(self, r):
-        if self.primal_form:
-            return _cho_solve(self.factor, r)
-        rb = r / self.b
-        return rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
-
-
-GRAM_BLOCK_ENTRIES = 1 << 18
-"""Rows of X enter the normal matrix in blocks of about this many entries (2 MB): the scaled block
-stays in cache, and no n x d temporary is formed. At n = 10^5 and 10^6, d = 100 (one thread) the
-blocks took 0.06 and 0.49 s against 0.30 and 2.5 s for one scaled copy of X; a problem with fewer
-rows than a block is one block, as before."""
-
-
-def _weighted_gram(X, delta):
-    """Upper triangle of X^T diag(delta) X (d x d, Fortran order), accumulated by dsyrk over row
-    blocks of GRAM_BLOCK_ENTRIES entries."""
-    n, d = X.shape
-    rows = max(64, GRAM_BLOCK_ENTRIES // max(d, 1))
-    root = np.sqrt(delta)
-    M = np.zeros((d, d), order="F")
-    for start in range(0, n, rows):
-        A = X[start:start + rows] * root[start:start + rows, None]
-        M = dsyrk(1.0, A.T, beta=1.0, c=M, trans=0, lower=0, overwrite_c=1)
-    return M
-
-
-def _cho_factor(A):
-    """``scipy.linalg.cho_factor(A, lower=False)`` without its wrapper's checks: the same LAPACK
-    dpotrf call, whose Python overhead was a tenth of an iteration on small sets."""
-    c, info = dpotrf(A, lower=0, clean=0, overwrite_a=0)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"dpotrf: info = {info}")
-    return c
-
-
-def _cho_solve(c, r):
-    """``scipy.linalg.cho_solve((c, False), r)``: the same LAPACK dpotrs call."""
-    x, info = dpotrs(c, r, lower=0, overwrite_b=0)
-    if info != 0:
-        raise ValueError(f"dpotrs: illegal argument {-info}")
-    return x
-
-
-def _cholesky(M):
-    """Cholesky factor of the upper triangle of M, with a diagonal shift of relative size
-    1e-14, 1e-12, ... when rounding makes the (positive definite) matrix fail the factorisation."""
-    scale = float(np.abs(np.diag(M)).max())
-    for shift in (0.0, 1e-14, 1e-12, 1e-10, 1e-8):
-        try:
-            A = M if shift == 0.0 else M + shift * scale * np.eye(M.shape[0])
-            return _cho_factor(A)
-        except np.linalg.LinAlgError:
-            continue
-    raise np.linalg.LinAlgError("interior_point: the Newton matrix is not positive definite")
-
-
 def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_MAX_ITER,
                    time_limit: float | None = None, record_history: bool = True, *,
                    sample_weight=None) -> SolverResult:
@@ -269,6 +186,13 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
                 bool(record_history))
 
 
+def uses_compiled_iteration(n: int, d: int, sparse: bool) -> bool:
+    """Whether :func:`run_interior_point` takes its iterations and certificates from
+    :mod:`._ipm_kernel` (a dense X with d <= n, n d <= FUSED_MAX_ENTRIES, d <= FUSED_MAX_D) rather
+    than from the numpy iteration below."""
+    return (not sparse) and d <= n and n * d <= FUSED_MAX_ENTRIES and d <= FUSED_MAX_D
+
+
 def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit, record_history: bool, start=None) -> SolverResult:
     """:func:`interior_point` on a validated problem and options."""
     if p.weights is not None and not np.all(p.weights > 0.0):
@@ -300,11 +224,22 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
     beta = alpha.copy()
     mu = np.maximum(np.abs(Z.T @ alpha)[C], 1.0)
     m_total = 2 * n + C.size
+    fused = uses_compiled_iteration(n, d, p.sparse)
+    if fused:                           # the compiled iteration updates these in place
+        box_vec = np.full(n, 1.0) if weights is None else np.ascontiguousarray(weights, dtype=float)
+        y_vec = np.ascontiguousarray(y, dtype=float)
+        C_idx = C.astype(np.int64)
+        sg = np.ascontiguousarray(sg, dtype=float)
 
     best, best_alpha, best_w, best_it = None, None, None, 0
     converged, it, t_iter, reason = False, 0, 0.0, None
     while True:
-        cert, w_cert = _certify(Z, w, alpha, lam, sign, c, weights)
+        if fused:
+            p_best, dual, w_cert, _ = dense_certificate(X, y_vec, w, alpha, lam, sign, c, box_vec,
+                                                        weights is not None)
+            cert = Certificate(w_cert, None, p_best, dual)
+        else:
+            cert, w_cert = _certify(Z, w, alpha, lam, sign, c, weights)
         if record_history:
             hist.add(cert, time.perf_counter())
         if best is None or cert.gap < best.gap:
@@ -323,6 +258,13 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         if reason is not None:
             break
         t0 = time.perf_counter()
+        if fused:
+            if not dense_iteration(X, y_vec, w, alpha, beta, s, xi, mu, C_idx, sg, c, box_vec, m_total):
+                reason = "a failed factorisation"
+                break
+            it += 1
+            t_iter = time.perf_counter() - t0
+            continue
         q = sg * w[C]
         zw = Z @ w
         r_w = c * w - Z.T @ alpha
@@ -335,7 +277,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         b_diag = np.full(d, c)
         b_diag[C] += mu / q
         try:
-            neq = _NormalEquations(X, XT, b_diag, delta)
+            neq = NormalEquations(X, XT, b_diag, delta)
         except np.linalg.LinAlgError:
             reason = "a failed factorisation"
             break

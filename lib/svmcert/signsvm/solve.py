@@ -38,7 +38,7 @@ import numpy as np
 from .._validation import check_iterations, check_positive, check_vector
 from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
-from .interior_point import IPM_MAX_ITER, run_interior_point
+from .interior_point import IPM_MAX_ITER, run_interior_point, uses_compiled_iteration
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
@@ -68,18 +68,27 @@ DCA_MAX_EPOCHS = 10_000
 IPM_SEC = (2.9e-11, 4e-9, 6e-8, 1.8e-4)
 IPM_ITERATIONS = 12
 DCA_SEC_PER_WORK = 6e-9
+# The compiled iteration of a small dense problem (``_ipm_kernel.dense_iteration`` and its
+# certificate; ``interior_point.uses_compiled_iteration``) has its own model, ~ IPM_FUSED_SEC[0]
+# n m^2 + IPM_FUSED_SEC[1] n + IPM_FUSED_SEC[2]: fitted to the seven LIBSVM sets (free, nonneg and
+# mixed signs, lam n from 1e-3 to 10; one thread), where an iteration took 45 us (heart) to 380 us
+# (splice), against 150-570 us for the numpy iteration.
+IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
 
 _DCA_ONLY = ("max_epochs", "alpha0", "engine", "shrinking", "polish")
 
 
-def ipm_seconds(n: int, d: int) -> float:
-    """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC,
-    IPM_ITERATIONS)."""
+def ipm_seconds(n: int, d: int, sparse: bool = False) -> float:
+    """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC, or
+    IPM_FUSED_SEC where the method runs its compiled iteration: a dense X with d <= n, n d at most
+    ``_ipm_kernel.FUSED_MAX_ENTRIES`` and d at most ``FUSED_MAX_D``; IPM_ITERATIONS of them)."""
     m = min(n, d)
+    if uses_compiled_iteration(n, d, sparse):
+        return IPM_ITERATIONS * (IPM_FUSED_SEC[0] * n * m * m + IPM_FUSED_SEC[1] * n + IPM_FUSED_SEC[2])
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
 
 
-def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
+def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False) -> tuple[str, int]:
     """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
 
     Returns
@@ -100,7 +109,7 @@ def auto_plan(n: int, d: int, nnz: int, lam: float) -> tuple[str, int]:
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d) / DCA_SEC_PER_WORK))
+    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK))
 
 
 def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
@@ -164,7 +173,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     >>> res = signsvm.solve(X, y, lam=1e-2 / 500, sign=sign)          # small lambda: interior point
     >>> bool(res.converged and res.gap <= 1e-6 * res.primal), res.history["method"]
     (True, ['interior-point'])
-    >>> res = signsvm.solve(X, y, lam=10.0 / 500, sign=sign)          # large lambda: coordinate ascent
+    >>> res = signsvm.solve(X, y, lam=100.0 / 500, sign=sign)         # large lambda: coordinate ascent
     >>> bool(res.converged), res.history["method"]
     (True, ['dual-coordinate'])
     """
@@ -218,7 +227,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
-    plan, work = auto_plan(n, d, 0, p.lam)
+    plan, work = auto_plan(n, d, 0, p.lam, p.sparse)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
@@ -231,7 +240,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
         methods.append("dual-coordinate")
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit,
-                           max_work=work, give_up_work=ipm_seconds(n, d) / DCA_SEC_PER_WORK)
+                           max_work=work, give_up_work=ipm_seconds(n, d, p.sparse) / DCA_SEC_PER_WORK)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
             first = run_coordinate_ascent(p, opts, alpha0)
