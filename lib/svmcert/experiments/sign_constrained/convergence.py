@@ -97,11 +97,18 @@ def _per_iteration(fn, iters):
     return (clock() - t0) / iters
 
 
-def iteration_cost(seed, ns, ds, n_fixed, d_fixed, iters=20, repeat=3):
+def iteration_cost(seed, ns, ds, n_fixed, d_fixed, iters=20, repeat=5):
     """CPU seconds per iteration of Frank-Wolfe and projected gradient as n doubles (d fixed) and as
     d doubles (n fixed), best of ``repeat``, and the fitted log-log slopes. Each size's data come
     from a stream keyed by the axis and the size. BLAS runs on one thread and the clock is
-    ``time.process_time``, so other jobs on the machine inflate the times far less than wall time."""
+    ``time.process_time``, so other jobs on the machine inflate the times far less than wall time.
+
+    Beside the seconds, ``products_s`` is the time of the pair of products an iteration is built on
+    (X w and X^T v, best of ``repeat`` runs of ``iters`` pairs) and ``fw_products`` / ``pg_products``
+    the iteration's time in those pairs: its cost in units of O(nd) work measured on the same matrix
+    and machine, so that what the memory hierarchy does to streaming X (a matrix that fits in the
+    last-level cache is read several times faster than one that does not) cancels. The slopes are
+    fitted for the seconds and for the ratios (``*_products_slope``)."""
     from threadpoolctl import threadpool_limits
 
     from ..instances import instance_rng
@@ -134,13 +141,27 @@ def _iteration_cost(instance_rng, seed, ns, ds, n_fixed, d_fixed, iters, repeat)
                     warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
                     projected_gradient(X, y, lam, sign, n_iter=k, record_history=False)
 
-            rows.append({"axis": axis, "n": n, "d": d,
-                         "fw_s": min(_per_iteration(fw, iters) for _ in range(repeat)),
-                         "pg_s": min(_per_iteration(pg, iters) for _ in range(repeat))})
+            w, v = rng.standard_normal(d), rng.standard_normal(n)
+
+            def products(k):
+                for _ in range(k):
+                    X @ w
+                    X.T @ v
+
+            row = {"axis": axis, "n": n, "d": d,
+                   "fw_s": min(_per_iteration(fw, iters) for _ in range(repeat)),
+                   "pg_s": min(_per_iteration(pg, iters) for _ in range(repeat)),
+                   "products_s": min(_per_iteration(products, iters) for _ in range(repeat))}
+            row["fw_products"] = row["fw_s"] / row["products_s"]
+            row["pg_products"] = row["pg_s"] / row["products_s"]
+            rows.append(row)
     df = pd.DataFrame(rows)
     slopes = []
     for axis in ("n", "d"):
         part = df[df["axis"] == axis]
         slopes.append({"axis": axis, "fw_slope": loglog_slope(part[axis], part["fw_s"]),
-                       "pg_slope": loglog_slope(part[axis], part["pg_s"])})
+                       "pg_slope": loglog_slope(part[axis], part["pg_s"]),
+                       "products_slope": loglog_slope(part[axis], part["products_s"]),
+                       "fw_products_slope": loglog_slope(part[axis], part["fw_products"]),
+                       "pg_products_slope": loglog_slope(part[axis], part["pg_products"])})
     return df, pd.DataFrame(slopes)
