@@ -153,19 +153,6 @@ def _step_free(target, lo, hi, slope0, A):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign):
-    """(slope0, A) of :func:`_scan` for row i; a row without constrained entries is a plain dot
-    product, its A the squared norm."""
-    start, end = indptr[i], indptr[i + 1]
-    if cptr[i] == cptr[i + 1]:
-        slope0 = 0.0
-        for k in range(start, end):
-            slope0 += values[k] * omega[indices[k]]
-        return slope0, sq_norm[i]
-    return _scan(omega, sign, indices, values, start, end)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def _stepped_alpha(a, u, t):
     """alpha_i after the step t from a in [0, u], bounds kept exactly."""
     return 0.0 if t == -a else (u if t == u - a else min(max(a + t, 0.0), u))
@@ -189,7 +176,17 @@ def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sig
         if indptr[i] == indptr[i + 1]:
             alpha[i] = upper[i]
             continue
-        slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
+        # (slope0, A) of :func:`_scan`; a row without constrained entries is a plain dot product
+        # and its A the squared norm. Written out here and in run_shrinking: as an inlined helper
+        # taking the arrays it cost 77 ns a row of svmguide1 (4 nonzeros) against 10 ns
+        start, end = indptr[i], indptr[i + 1]
+        if cptr[i] == cptr[i + 1]:
+            slope0 = 0.0
+            for k in range(start, end):
+                slope0 += values[k] * omega[indices[k]]
+            A = sq_norm[i]
+        else:
+            slope0, A = _scan(omega, sign, indices, values, start, end)
         a, u = alpha[i], upper[i]
         if cptr[i] == cptr[i + 1]:
             t = _step_free(target, -a, u - a, slope0, A)
@@ -248,7 +245,14 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             if upper[i] == 0.0:                 # pinned at both bounds: projected gradient 0
                 s += 1
                 continue
-            slope0, A = _row_slope(i, indptr, indices, values, cptr, sq_norm, omega, sign)
+            start, end = indptr[i], indptr[i + 1]       # as in :func:`epoch`, written out
+            if cptr[i] == cptr[i + 1]:
+                slope0 = 0.0
+                for k in range(start, end):
+                    slope0 += values[k] * omega[indices[k]]
+                A = sq_norm[i]
+            else:
+                slope0, A = _scan(omega, sign, indices, values, start, end)
             work += indptr[i + 1] - indptr[i] + ROW_WORK
             if cptr[i + 1] > cptr[i]:           # the directed search: a call, and its scans
                 work += CONSTRAINED_ROW_WORK + cptr[i + 1] - cptr[i]
