@@ -20,14 +20,20 @@ __all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "
            "CONSTRAINED_ROW_WORK"]
 
 ROW_WORK = 4
-"""What visiting one row costs beyond its nonzeros, in nonzeros: measured on the compiled passes,
-a row of svmguide1 (4 nonzeros) takes about 28 ns and a nonzero of MNIST-5k's rows about 3.5 ns,
-so a row's fixed cost is about that of 4 nonzeros."""
+"""What visiting one row costs beyond its nonzeros, in nonzeros: measured on the compiled passes
+when it was set, a row of svmguide1 (4 nonzeros) took about 28 ns and a nonzero of MNIST-5k's rows
+about 3.5 ns, so a row's fixed cost was about that of 4 nonzeros. Since the row's slope is written
+out in the passes, a free row of svmguide1 takes about 12 ns and a nonzero of MNIST-5k about
+1.9 ns (a fixed cost of 2 to 3 nonzeros); the count is kept, because it is the unit in which
+``signsvm.solve``'s budget and give-up rule were measured (``benchmarks/auto_plan.py``)."""
 CONSTRAINED_ROW_WORK = 8
 """A row with sign-constrained entries costs CONSTRAINED_ROW_WORK more, plus one per constrained
 entry: full passes at a fitted point (one thread) took 2.2x the time of the free pattern on
 svmguide1 (4 nonzeros a row), 2.2x on australian (11), 1.9x on splice (60) and 1.25x on MNIST-5k
-(151), which this count follows within a factor of about 2 (it overcounts MNIST-5k's rows)."""
+(151), which this count follows within a factor of about 2 (it overcounts MNIST-5k's rows). With
+the free rows' slope written out, constrained rows cost 9x (svmguide1), 4.6x (australian), 3.3x
+(splice) and 1.85x (MNIST-5k) the free pattern's pass: the count now undercounts short
+constrained rows, whose directed step (:func:`_step_directed`) is most of their time."""
 
 
 @njit(cache=True)
