@@ -149,3 +149,37 @@ def test_polishing_handles_a_degenerate_optimum(seed):
     P = signsvm.primal_objective(cert.w, X, y, lam)
     D = signsvm.dual_objective(alpha, X, y, lam, sign)
     assert P - D <= 1e-12 * P
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6))
+def test_compiled_pass_takes_the_directed_step_bit_for_bit(seed):
+    # epoch writes the directed step out (a call cost 6x a short row); it must take exactly the
+    # step of _step_directed, the function compared with the numpy reference above
+    from svmcert.signsvm._dca_kernel import epoch, scaled_csr, row_layout
+
+    X, y, _ = _problem(seed, n=40, d=6, density=0.7)
+    rng = np.random.default_rng(seed)
+    sign = rng.choice([-1.0, 1.0], size=6)              # every nonempty row is constrained
+    lam_n = float(10 ** rng.uniform(-1, 2))
+    indptr, indices, values = scaled_csr(X, y / lam_n)
+    cptr, cpos, sq = row_layout(indptr, indices, values, sign)
+    alpha = rng.uniform(size=40) * (rng.random(40) < 0.7)
+    omega = (X * y[:, None]).T @ alpha / lam_n * (rng.random(6) < 0.8)    # exact zeros too
+    order = rng.permutation(40)
+    a1, o1 = alpha.copy(), omega.copy()
+    epoch(order, indptr, indices, values, cptr, cpos, sq, a1, o1, sign, lam_n, np.ones(40))
+    a2, o2 = alpha.copy(), omega.copy()
+    cross, which = np.empty(6), np.empty(6, np.int64)
+    for i in order:
+        s, e = indptr[i], indptr[i + 1]
+        if s == e:
+            a2[i] = 1.0
+            continue
+        slope0, A = _scan(o2, sign, indices, values, s, e)
+        t = _step_directed(o2, sign, indices, values, cpos, cptr[i], cptr[i + 1], 1.0 / lam_n, -a2[i],
+                           1.0 - a2[i], slope0, A, cross, which)
+        if t != 0.0:
+            a2[i] = 0.0 if t == -a2[i] else (1.0 if t == 1.0 - a2[i] else min(max(a2[i] + t, 0.0), 1.0))
+            o2[indices[s:e]] += t * values[s:e]
+    assert np.array_equal(a1, a2) and np.array_equal(o1, o2)

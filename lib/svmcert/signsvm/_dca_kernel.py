@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._dca_rows import dense_rows, row_layout, scaled_csr
+
 __all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "seed", "ROW_WORK",
-           "CONSTRAINED_ROW_WORK"]
+           "CONSTRAINED_ROW_WORK"]   # the row layout lives in ._dca_rows, re-exported here
 
 ROW_WORK = 4
 """What visiting one row costs beyond its nonzeros, in nonzeros: measured on the compiled passes
@@ -32,8 +34,11 @@ entry: full passes at a fitted point (one thread) took 2.2x the time of the free
 svmguide1 (4 nonzeros a row), 2.2x on australian (11), 1.9x on splice (60) and 1.25x on MNIST-5k
 (151), which this count follows within a factor of about 2 (it overcounts MNIST-5k's rows). With
 the free rows' slope written out, constrained rows cost 9x (svmguide1), 4.6x (australian), 3.3x
-(splice) and 1.85x (MNIST-5k) the free pattern's pass: the count now undercounts short
-constrained rows, whose directed step (:func:`_step_directed`) is most of their time."""
+(splice) and 1.85x (MNIST-5k) the free pattern's pass; with the directed step's usual case
+(:func:`_step_directed` up to its crossing search) written out too, a full pass at a fitted point
+(all entries >= 0 / random signs) costs 1.5x / 1.5x the free pass on svmguide1 (18 ns a row,
+117 before), 2.3x / 2.0x on australian, 1.0x / 2.5x on splice and 1.6x / 1.5x on MNIST-5k. The
+count is kept as auto's unit, as ROW_WORK is."""
 
 
 @njit(cache=True)
@@ -98,15 +103,21 @@ def _step_directed(omega, sign, indices, values, cpos, cstart, cend, target, lo,
             A += values[k] * values[k]
     r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
     ahead = False                           # any crossing tau in (0, r)?  -omega u in (0, r u^2)
-    for c in range(cstart, cend):
+    for c in range(cstart, cend):           # no early exit: the branch cost more than the products
         k = cpos[c]
         u = d * values[k]
         p = -omega[indices[k]] * u
-        if (p > 0.0) & (p < r * u * u):
-            ahead = True
-            break
+        ahead |= (p > 0.0) & (p < r * u * u)
     if not ahead:
         return d * r
+    return _search_crossings(omega, sign, indices, values, cpos, cstart, cend, tgt, d, tmax, B, A, cross, which)
+
+
+@njit(cache=True, nogil=True)
+def _search_crossings(omega, sign, indices, values, cpos, cstart, cend, tgt, d, tmax, B, A, cross, which):
+    """The rest of :func:`_step_directed` when a crossing lies before the first piece's root: the
+    crossings in (0, tmax) visited in increasing tau while they lie before the root of the current
+    piece (tgt = d target; B, A of the first piece)."""
     nb = 0
     for c in range(cstart, cend):           # every crossing in (0, tmax)
         k = cpos[c]
@@ -196,9 +207,26 @@ def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sig
         a, u = alpha[i], upper[i]
         if cptr[i] == cptr[i + 1]:
             t = _step_free(target, -a, u - a, slope0, A)
-        else:
-            t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, -a, u - a,
-                               slope0, A, cross, which)
+        else:                               # _step_directed, written out (see run_shrinking)
+            t = 0.0
+            d, tmax = _direction(target, -a, u - a, slope0)
+            if tmax > 0.0:
+                tgt = d * target
+                B = d * slope0
+                for c in range(cptr[i], cptr[i + 1]):
+                    k = cpos[c]
+                    h = indices[k]
+                    if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
+                        A += values[k] * values[k]
+                r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
+                ahead = False
+                for c in range(cptr[i], cptr[i + 1]):
+                    k = cpos[c]
+                    uk = d * values[k]
+                    p = -omega[indices[k]] * uk
+                    ahead |= (p > 0.0) & (p < r * uk * uk)
+                t = d * r if not ahead else _search_crossings(omega, sign, indices, values, cpos, cptr[i],
+                                                              cptr[i + 1], tgt, d, tmax, B, A, cross, which)
         if t != 0.0:                        # the step, written out here: a compiled helper taking
             alpha[i] = _stepped_alpha(a, u, t)   # the arrays made every row several times slower
             for k in range(indptr[i], indptr[i + 1]):
@@ -286,9 +314,26 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             if abs(pg) > 1e-12:              # the step, as in :func:`epoch`
                 if cptr[i] == cptr[i + 1]:
                     t = _step_free(target, -a, upper[i] - a, slope0, A)
-                else:
-                    t = _step_directed(omega, sign, indices, values, cpos, cptr[i], cptr[i + 1], target, -a,
-                                       upper[i] - a, slope0, A, cross, which)
+                else:                       # _step_directed written out: as a call (inlined or
+                    t = 0.0                 # not) a constrained row of svmguide1 took 117 ns, 18 here
+                    d, tmax = _direction(target, -a, upper[i] - a, slope0)
+                    if tmax > 0.0:
+                        tgt = d * target
+                        B = d * slope0
+                        for c in range(cptr[i], cptr[i + 1]):
+                            k = cpos[c]
+                            h = indices[k]
+                            if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
+                                A += values[k] * values[k]
+                        r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
+                        ahead = False
+                        for c in range(cptr[i], cptr[i + 1]):
+                            k = cpos[c]
+                            uk = d * values[k]
+                            p = -omega[indices[k]] * uk
+                            ahead |= (p > 0.0) & (p < r * uk * uk)
+                        t = d * r if not ahead else _search_crossings(omega, sign, indices, values, cpos, cptr[i],
+                                                                      cptr[i + 1], tgt, d, tmax, B, A, cross, which)
                 if t != 0.0:
                     alpha[i] = _stepped_alpha(a, upper[i], t)
                     for k in range(indptr[i], indptr[i + 1]):
@@ -315,95 +360,3 @@ def _carry(carry, pg_max, pg_min, work):
     carry[0] = pg_max if pg_max > 0.0 else np.inf
     carry[1] = pg_min if pg_min < 0.0 else -np.inf
     carry[2] += work
-
-
-@njit(cache=True, nogil=True)
-def row_layout(indptr, indices, values, sign):
-    """Per row: the positions of its sign-constrained entries (``cpos[cptr[i]:cptr[i + 1]]``) and
-    the squared norm of its values (the step's slope when no entry is constrained)."""
-    n = indptr.shape[0] - 1
-    cptr = np.zeros(n + 1, np.int64)
-    sq_norm = np.zeros(n)
-    for i in range(n):
-        c = 0
-        for k in range(indptr[i], indptr[i + 1]):
-            if sign[indices[k]] != 0.0:
-                c += 1
-            sq_norm[i] += values[k] * values[k]
-        cptr[i + 1] = cptr[i] + c
-    cpos = np.empty(cptr[n], np.int64)
-    c = 0
-    for k in range(indptr[n]):
-        if sign[indices[k]] != 0.0:
-            cpos[c] = k
-            c += 1
-    return cptr, cpos, sq_norm
-
-
-@njit(cache=True, nogil=True)
-def scaled_csr(X, scale):
-    """CSR form (indptr, indices, values) of diag(scale) X, keeping the nonzeros of X."""
-    n, d = X.shape
-    indptr = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        c = 0
-        for h in range(d):
-            if X[i, h] != 0.0:
-                c += 1
-        indptr[i + 1] = indptr[i] + c
-    indices = np.empty(indptr[n], np.int64)
-    values = np.empty(indptr[n])
-    for i in range(n):
-        k = indptr[i]
-        si = scale[i]
-        for h in range(d):
-            x = X[i, h]
-            if x != 0.0:
-                indices[k] = h
-                values[k] = si * x
-                k += 1
-    return indptr, indices, values
-
-
-@njit(cache=True, nogil=True)
-def dense_rows(X, scale, sign):
-    """:func:`scaled_csr` of a dense X and its :func:`row_layout` in one call: (indptr, indices,
-    values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order).
-
-    One scan counts each row's nonzeros and constrained nonzeros; one more fills the rows, their
-    squared norms and the constrained positions. Separately, :func:`row_layout` reads the CSR a
-    third time: on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
-    n, d = X.shape
-    indptr = np.zeros(n + 1, np.int64)
-    cptr = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        c = 0
-        cc = 0
-        for h in range(d):
-            nz = X[i, h] != 0.0
-            c += nz
-            cc += nz & (sign[h] != 0.0)
-        indptr[i + 1] = indptr[i] + c
-        cptr[i + 1] = cptr[i] + cc
-    indices = np.empty(indptr[n], np.int64)
-    values = np.empty(indptr[n])
-    cpos = np.empty(cptr[n], np.int64)
-    sq_norm = np.zeros(n)
-    for i in range(n):
-        k = indptr[i]
-        c = cptr[i]
-        si = scale[i]
-        acc = 0.0
-        for h in range(d):
-            x = X[i, h]
-            if x != 0.0:
-                v = si * x
-                indices[k] = h
-                values[k] = v
-                acc += v * v
-                if sign[h] != 0.0:
-                    cpos[c] = k
-                    c += 1
-                k += 1
-        sq_norm[i] = acc
-    return indptr, indices, values, cptr, cpos, sq_norm

@@ -1,0 +1,104 @@
+"""The compiled passes' row layout (numba): the scaled rows of Z / (lam n) in CSR form from a dense
+X (:func:`scaled_csr`), each row's sign-constrained positions and squared norm
+(:func:`row_layout`), and both in one call (:func:`dense_rows`). Used by
+:mod:`svmcert.signsvm._dca_kernel`'s passes, which re-export these names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["row_layout", "scaled_csr", "dense_rows"]
+
+
+@njit(cache=True, nogil=True)
+def row_layout(indptr, indices, values, sign):
+    """Per row: the positions of its sign-constrained entries (``cpos[cptr[i]:cptr[i + 1]]``) and
+    the squared norm of its values (the step's slope when no entry is constrained)."""
+    n = indptr.shape[0] - 1
+    cptr = np.zeros(n + 1, np.int64)
+    sq_norm = np.zeros(n)
+    for i in range(n):
+        c = 0
+        for k in range(indptr[i], indptr[i + 1]):
+            if sign[indices[k]] != 0.0:
+                c += 1
+            sq_norm[i] += values[k] * values[k]
+        cptr[i + 1] = cptr[i] + c
+    cpos = np.empty(cptr[n], np.int64)
+    c = 0
+    for k in range(indptr[n]):
+        if sign[indices[k]] != 0.0:
+            cpos[c] = k
+            c += 1
+    return cptr, cpos, sq_norm
+
+
+@njit(cache=True, nogil=True)
+def scaled_csr(X, scale):
+    """CSR form (indptr, indices, values) of diag(scale) X, keeping the nonzeros of X."""
+    n, d = X.shape
+    indptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        c = 0
+        for h in range(d):
+            if X[i, h] != 0.0:
+                c += 1
+        indptr[i + 1] = indptr[i] + c
+    indices = np.empty(indptr[n], np.int64)
+    values = np.empty(indptr[n])
+    for i in range(n):
+        k = indptr[i]
+        si = scale[i]
+        for h in range(d):
+            x = X[i, h]
+            if x != 0.0:
+                indices[k] = h
+                values[k] = si * x
+                k += 1
+    return indptr, indices, values
+
+
+@njit(cache=True, nogil=True)
+def dense_rows(X, scale, sign):
+    """:func:`scaled_csr` of a dense X and its :func:`row_layout` in one call: (indptr, indices,
+    values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order).
+
+    One scan counts each row's nonzeros and constrained nonzeros; one more fills the rows, their
+    squared norms and the constrained positions. Separately, :func:`row_layout` reads the CSR a
+    third time: on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
+    n, d = X.shape
+    indptr = np.zeros(n + 1, np.int64)
+    cptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        c = 0
+        cc = 0
+        for h in range(d):
+            nz = X[i, h] != 0.0
+            c += nz
+            cc += nz & (sign[h] != 0.0)
+        indptr[i + 1] = indptr[i] + c
+        cptr[i + 1] = cptr[i] + cc
+    indices = np.empty(indptr[n], np.int64)
+    values = np.empty(indptr[n])
+    cpos = np.empty(cptr[n], np.int64)
+    sq_norm = np.zeros(n)
+    for i in range(n):
+        k = indptr[i]
+        c = cptr[i]
+        si = scale[i]
+        acc = 0.0
+        for h in range(d):
+            x = X[i, h]
+            if x != 0.0:
+                v = si * x
+                indices[k] = h
+                values[k] = v
+                acc += v * v
+                if sign[h] != 0.0:
+                    cpos[c] = k
+                    c += 1
+                k += 1
+        sq_norm[i] = acc
+    return indptr, indices, values, cptr, cpos, sq_norm
