@@ -62,6 +62,24 @@ def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
     assert best >= vals.max() - 1e-10 * (1 + np.abs(vals).max())
 
 
+def test_reference_keeps_the_sweeps_conventions_on_a_last_piece_a_few_ulps_wide():
+    # Found by the property above: identical columns, so four crossings at 1 - 2.1e-15 (a last
+    # piece of that width) and one at 1 - 1.3e-15, within rounding distance of 1 ("not reached":
+    # active on every piece, as it moves against its sign). Evaluating omega_h at the last piece's
+    # midpoint rounds to -5e-18 and dropped it there, a disagreement of lam/2 omega_qh^2 in a_2.
+    X = np.full((4, 5), 0.6012083611468971)
+    y = np.array([-1.0, 1.0, -1.0, -1.0])
+    alpha, u = np.array([0.609375, 0.6966770011813176, 0.140625, 0.0]), np.array([0.0, 1.0, 1.0, 0.0])
+    sign = -np.ones(5)
+    ls = signsvm.line_search(alpha, u, X, y, 1.0, sign)
+    ref = signsvm.line_search_pieces_quadratic(alpha, u, X, y, 1.0, sign)
+    assert len(ls.a) == 2 and 0 < 1 - ls.theta[1] < 1e-14
+    np.testing.assert_array_equal(ls.theta, ref.theta)
+    for mine, theirs in zip(ls[2:], ref[2:]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12)   # a few roundings of 5-term sums
+    assert ls.a[1] < 0                      # the coordinate near 1 is counted on the last piece
+
+
 def test_line_search_rejects_points_outside_the_cube():
     X, y = np.eye(2), np.array([1.0, -1.0])
     with pytest.raises(ValueError, match="^u:"):
