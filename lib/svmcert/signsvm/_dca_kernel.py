@@ -186,51 +186,100 @@ def _workspace(cptr):
 @njit(cache=True, nogil=True)
 def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper):
     """One pass over ``order``: the exact step on each alpha_i in [0, upper_i], omega updated in
-    place."""
-    target = 1.0 / lam_n
+    place (:func:`_sweep` with nothing shrunk and every nonzero step taken)."""
     cross, which = _workspace(cptr)
-    for i in order:
+    _sweep(order, order.shape[0], indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
+           np.inf, -np.inf, -1.0, cross, which)
+
+
+@njit(cache=True, nogil=True)
+def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
+           pg_max_old, pg_min_old, min_pg, cross, which):
+    """One pass of exact steps over ``index[:active]``, the row body of :func:`epoch` and
+    :func:`run_shrinking` (written once; the pass, not the row, is the call).
+
+    A row at a bound whose gradient G_i points outwards beyond last pass's extreme projected
+    gradient (``pg_min_old`` < G_i at 0, G_i < ``pg_max_old`` at upper_i is kept) is shrunk: swapped
+    behind ``active``, which decreases. The step is taken where |projected gradient| >
+    ``min_pg`` (negative: always). Returns (active, pg_max, pg_min, work), work counted as in
+    :func:`run_shrinking`. The row's slope and the directed step's usual case are written out:
+    as a compiled helper, inlined or not, a constrained row of svmguide1 (4 nonzeros) took 117 ns
+    against 18 ns here, a free one 77 against 10.
+    """
+    target = 1.0 / lam_n
+    pg_max, pg_min = -np.inf, np.inf
+    work = 0
+    s = 0
+    while s < active:
+        i = index[s]
         if indptr[i] == indptr[i + 1]:
             alpha[i] = upper[i]
+            s += 1
             continue
-        # (slope0, A) of :func:`_scan`; a row without constrained entries is a plain dot product
-        # and its A the squared norm. Written out here and in run_shrinking: as an inlined helper
-        # taking the arrays it cost 77 ns a row of svmguide1 (4 nonzeros) against 10 ns
+        if upper[i] == 0.0:                 # pinned at both bounds: projected gradient 0, no step
+            s += 1
+            continue
         start, end = indptr[i], indptr[i + 1]
-        if cptr[i] == cptr[i + 1]:
+        if cptr[i] == cptr[i + 1]:          # no constrained entry: a dot product, A = ||v||^2
             slope0 = 0.0
             for k in range(start, end):
                 slope0 += values[k] * omega[indices[k]]
             A = sq_norm[i]
         else:
             slope0, A = _scan(omega, sign, indices, values, start, end)
-        a, u = alpha[i], upper[i]
-        if cptr[i] == cptr[i + 1]:
-            t = _step_free(target, -a, u - a, slope0, A)
-        else:                               # _step_directed, written out (see run_shrinking)
-            t = 0.0
-            d, tmax = _direction(target, -a, u - a, slope0)
-            if tmax > 0.0:
-                tgt = d * target
-                B = d * slope0
-                for c in range(cptr[i], cptr[i + 1]):
-                    k = cpos[c]
-                    h = indices[k]
-                    if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
-                        A += values[k] * values[k]
-                r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
-                ahead = False
-                for c in range(cptr[i], cptr[i + 1]):
-                    k = cpos[c]
-                    uk = d * values[k]
-                    p = -omega[indices[k]] * uk
-                    ahead |= (p > 0.0) & (p < r * uk * uk)
-                t = d * r if not ahead else _search_crossings(omega, sign, indices, values, cpos, cptr[i],
-                                                              cptr[i + 1], tgt, d, tmax, B, A, cross, which)
-        if t != 0.0:                        # the step, written out here: a compiled helper taking
-            alpha[i] = _stepped_alpha(a, u, t)   # the arrays made every row several times slower
-            for k in range(indptr[i], indptr[i + 1]):
-                omega[indices[k]] += t * values[k]
+        work += end - start + ROW_WORK
+        if cptr[i + 1] > cptr[i]:
+            work += CONSTRAINED_ROW_WORK + cptr[i + 1] - cptr[i]
+        G = lam_n * slope0 - 1.0
+        a = alpha[i]
+        pg = 0.0
+        if a == 0.0:
+            if G > pg_max_old:
+                active -= 1
+                index[s], index[active] = index[active], index[s]
+                continue
+            if G < 0.0:
+                pg = G
+        elif a == upper[i]:
+            if G < pg_min_old:
+                active -= 1
+                index[s], index[active] = index[active], index[s]
+                continue
+            if G > 0.0:
+                pg = G
+        else:
+            pg = G
+        pg_max = max(pg_max, pg)
+        pg_min = min(pg_min, pg)
+        if abs(pg) > min_pg:
+            if cptr[i] == cptr[i + 1]:
+                t = _step_free(target, -a, upper[i] - a, slope0, A)
+            else:                           # _step_directed up to its crossing search
+                t = 0.0
+                d, tmax = _direction(target, -a, upper[i] - a, slope0)
+                if tmax > 0.0:
+                    tgt = d * target
+                    B = d * slope0
+                    for c in range(cptr[i], cptr[i + 1]):
+                        k = cpos[c]
+                        h = indices[k]
+                        if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
+                            A += values[k] * values[k]
+                    r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
+                    ahead = False
+                    for c in range(cptr[i], cptr[i + 1]):
+                        k = cpos[c]
+                        uk = d * values[k]
+                        p = -omega[indices[k]] * uk
+                        ahead |= (p > 0.0) & (p < r * uk * uk)
+                    t = d * r if not ahead else _search_crossings(omega, sign, indices, values, cpos, cptr[i],
+                                                                  cptr[i + 1], tgt, d, tmax, B, A, cross, which)
+            if t != 0.0:
+                alpha[i] = _stepped_alpha(a, upper[i], t)
+                for k in range(start, end):
+                    omega[indices[k]] += t * values[k]
+        s += 1
+    return active, pg_max, pg_min, work
 
 
 @njit(cache=True, nogil=True)
@@ -257,88 +306,20 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     count to ``max_work``.
     """
     n = alpha.shape[0]
-    target = 1.0 / lam_n
     index = np.arange(n)
     cross, which = _workspace(cptr)
     active = n
     pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
     work = 0
+    pg_max, pg_min = -np.inf, np.inf
     while passes < max_passes:
-        pg_max, pg_min = -np.inf, np.inf
         for s in range(active - 1):
             j = s + np.random.randint(active - s)
             index[s], index[j] = index[j], index[s]
-        s = 0
-        while s < active:
-            i = index[s]
-            if indptr[i] == indptr[i + 1]:
-                alpha[i] = upper[i]
-                s += 1
-                continue
-            if upper[i] == 0.0:                 # pinned at both bounds: projected gradient 0
-                s += 1
-                continue
-            start, end = indptr[i], indptr[i + 1]       # as in :func:`epoch`, written out
-            if cptr[i] == cptr[i + 1]:
-                slope0 = 0.0
-                for k in range(start, end):
-                    slope0 += values[k] * omega[indices[k]]
-                A = sq_norm[i]
-            else:
-                slope0, A = _scan(omega, sign, indices, values, start, end)
-            work += indptr[i + 1] - indptr[i] + ROW_WORK
-            if cptr[i + 1] > cptr[i]:           # the directed search: a call, and its scans
-                work += CONSTRAINED_ROW_WORK + cptr[i + 1] - cptr[i]
-            G = lam_n * slope0 - 1.0
-            a = alpha[i]
-            pg = 0.0
-            if a == 0.0:
-                if G > pg_max_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
-                    continue
-                if G < 0.0:
-                    pg = G
-            elif a == upper[i]:
-                if G < pg_min_old:
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
-                    continue
-                if G > 0.0:
-                    pg = G
-            else:
-                pg = G
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
-            if abs(pg) > 1e-12:              # the step, as in :func:`epoch`
-                if cptr[i] == cptr[i + 1]:
-                    t = _step_free(target, -a, upper[i] - a, slope0, A)
-                else:                       # _step_directed written out: as a call (inlined or
-                    t = 0.0                 # not) a constrained row of svmguide1 took 117 ns, 18 here
-                    d, tmax = _direction(target, -a, upper[i] - a, slope0)
-                    if tmax > 0.0:
-                        tgt = d * target
-                        B = d * slope0
-                        for c in range(cptr[i], cptr[i + 1]):
-                            k = cpos[c]
-                            h = indices[k]
-                            if omega[h] == 0.0 and sign[h] * d * values[k] > 0.0:
-                                A += values[k] * values[k]
-                        r = min(max((tgt - B) / A, 0.0), tmax) if A > 0.0 else tmax
-                        ahead = False
-                        for c in range(cptr[i], cptr[i + 1]):
-                            k = cpos[c]
-                            uk = d * values[k]
-                            p = -omega[indices[k]] * uk
-                            ahead |= (p > 0.0) & (p < r * uk * uk)
-                        t = d * r if not ahead else _search_crossings(omega, sign, indices, values, cpos, cptr[i],
-                                                                      cptr[i + 1], tgt, d, tmax, B, A, cross, which)
-                if t != 0.0:
-                    alpha[i] = _stepped_alpha(a, upper[i], t)
-                    for k in range(indptr[i], indptr[i + 1]):
-                        omega[indices[k]] += t * values[k]
-            s += 1
+        active, pg_max, pg_min, w = _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega,
+                                           sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which)
+        work += w
         passes += 1
         if pg_max - pg_min <= eps and active == n:
             _carry(carry, pg_max, pg_min, work)
