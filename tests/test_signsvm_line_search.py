@@ -55,7 +55,12 @@ def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
     ls = signsvm.line_search(alpha, u, X, y, lam, sign)
     ref = signsvm.line_search_pieces_quadratic(alpha, u, X, y, lam, sign)
     np.testing.assert_allclose(ls.theta, ref.theta)
-    np.testing.assert_allclose(ls.a, ref.a, atol=1e-9 * (1 + np.abs(ref.a).max()))
+    # Coefficients agree on every piece wider than 3 x the merge distance M = 8 eps: a merged
+    # crossing lies within M of its piece's left end and a dropped one within M of 1, so the
+    # midpoint is more than M/2 = 4 eps (relative) past or before it, more than the ~2 eps error of
+    # evaluating omega_0 + mid omega_q; narrower pieces may differ (the merged-switch effect).
+    wide = np.diff(ls.theta) > 3 * 8 * np.finfo(float).eps
+    np.testing.assert_allclose(ls.a[wide], ref.a[wide], atol=1e-9 * (1 + np.abs(ref.a).max()))
     grid = np.linspace(0, 1, 201)
     vals = np.array([_zeta(e, alpha, u, X, y, lam, sign) for e in grid])
     best = _zeta(ls.eta, alpha, u, X, y, lam, sign)
@@ -65,8 +70,9 @@ def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
 def test_reference_keeps_the_sweeps_conventions_on_a_last_piece_a_few_ulps_wide():
     # Found by the property above: identical columns, so four crossings at 1 - 2.1e-15 (a last
     # piece of that width) and one at 1 - 1.3e-15, within rounding distance of 1 ("not reached":
-    # active on every piece, as it moves against its sign). Evaluating omega_h at the last piece's
-    # midpoint rounds to -5e-18 and dropped it there, a disagreement of lam/2 omega_qh^2 in a_2.
+    # active on every piece, as it moves against its sign). The midpoint rule alone dropped it
+    # from the last piece (omega_h(mid) rounds to -5e-18), a difference of lam/2 omega_qh^2 in a_2;
+    # the reference now gives crossings near 1, as near 0, the sweep's status.
     X = np.full((4, 5), 0.6012083611468971)
     y = np.array([-1.0, 1.0, -1.0, -1.0])
     alpha, u = np.array([0.609375, 0.6966770011813176, 0.140625, 0.0]), np.array([0.0, 1.0, 1.0, 0.0])

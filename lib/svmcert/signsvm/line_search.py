@@ -252,15 +252,13 @@ def _require_finite_pieces(a, b, c, lam):
 
 def line_search_pieces_quadratic(alpha, u, X, y, lam, sign=None) -> LineSearch:
     """The same pieces computed as the paper does: for every piece, sum over all d coordinates
-    whether each is active on it (eq. 23; O(d) per piece, O(d^2) in all).
+    whether each is active at the piece's midpoint (O(d) per piece, O(d^2) in all).
 
-    Membership at the piece's midpoint, sign_h omega_h(mid) > 0, is decided for a coordinate that
-    moves by where its crossing lies (before the piece's right end: it has switched), which is the
-    same predicate without the cancellation in omega_0h + mid omega_qh. With it the conventions of
-    :func:`line_search` apply exactly: crossings merged into one breakpoint switch together, one
-    within rounding distance of 0 has passed and one within rounding distance of 1 is not reached.
-    Evaluating omega_h(mid) instead disagrees with them on pieces a few ulps wide (seen: a crossing
-    1.3e-15 before 1 on a last piece 2.1e-15 wide).
+    Crossings that :func:`line_search` does not make breakpoints, those within rounding distance
+    of 0 (passed) or of 1 (not reached), take that status here too; otherwise the midpoint rule of
+    eq. (23) decides. Where crossings within 8 eps of each other are merged into one breakpoint,
+    the midpoint of a piece a few eps wide can lie before a merged crossing, and the two
+    constructions then differ in that piece's coefficients (not in its values, to rounding).
     """
     alpha_arr, u_arr = _alpha_u(alpha, u, X, y)
     w0, wq, sign, lam, sum_q, sum_a = _line_data(alpha_arr, u_arr - alpha_arr, X, y, lam, sign, "u")
@@ -274,14 +272,16 @@ def line_search_pieces_quadratic(alpha, u, X, y, lam, sign=None) -> LineSearch:
         else:
             group_start = i
     theta = np.concatenate([[0.0], ordered[keep], [1.0]])
-    constrained = sign != 0
-    moving = constrained & (wq != 0)
-    towards = sign * wq > 0                 # moving towards its sign: active once it has switched
-    still = ~constrained | (sign * w0 > 0)  # status of a coordinate that does not move
+    # crossings in a dropped rounding-width piece at either end keep the status of the side that
+    # has positive width (as in _breakpoints): just after 0 passed, just before 1 not reached
+    towards = sign * wq > 0
+    near0 = (cross > 0) & (cross <= _MERGE)            # nan (not moving) compares False
+    near1 = (cross >= 1 - _MERGE) & (cross < 1)
     a, b, c = [], [], []
     for k in range(len(theta) - 1):
-        switched = (cross < theta[k + 1]) & (cross < 1 - _MERGE)   # nan (not moving) compares False
-        act = np.where(moving, switched == towards, still)
+        mid = 0.5 * (theta[k] + theta[k + 1])
+        act = (sign == 0) | (sign * (w0 + mid * wq) > 0)
+        act = np.where(near0, towards, np.where(near1, ~towards, act))
         a.append(-0.5 * lam * np.sum(wq[act] ** 2))
         b.append(-lam * np.sum(w0[act] * wq[act]) + sum_q)
         c.append(-0.5 * lam * np.sum(w0[act] ** 2) + sum_a)
