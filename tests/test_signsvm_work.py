@@ -46,37 +46,6 @@ def test_one_unshrunk_pass_counts_every_row_and_nonzero(seed):
     assert passes == 1 and carry[2] == expected
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_a_run_cut_into_calls_takes_the_passes_of_one_call(seed):
-    # with the order and the shrunken set handed on (index, carry[3]), calls of one pass each
-    # draw the same shuffles and visit the same rows as one call of many passes: the same
-    # alpha, omega and work to the last bit. Without them every call restarts with all rows.
-    from svmcert.signsvm._dca_kernel import seed as seed_kernel
-
-    X, y, sign = _problem(seed, 80, 10)
-    csr = scaled_csr(X, y / 0.5)
-    layout = row_layout(*csr, sign)
-
-    def run(calls, passes, hand_on):
-        seed_kernel(seed)
-        alpha, omega = np.zeros(80), np.zeros(10)
-        carry, index = np.array([np.inf, -np.inf, 0.0, 80.0]), np.arange(80)
-        for _ in range(calls):
-            if hand_on:
-                run_shrinking(*csr, *layout, alpha, omega, sign, 0.5, 0.0, passes, np.ones(80), carry, np.inf, index)
-            else:
-                run_shrinking(*csr, *layout, alpha, omega, sign, 0.5, 0.0, passes, np.ones(80), carry[:3])
-        return alpha, omega, carry
-
-    one = run(1, 12, True)
-    cut = run(12, 1, True)
-    for a, b in zip(one, cut):
-        np.testing.assert_array_equal(a, b)
-    assert one[2][3] < 80                            # rows were shrunk, so the hand-on mattered
-    restarted = run(12, 1, False)
-    assert restarted[2][2] > one[2][2]               # restarting with all rows costs more work
-
-
 def test_max_work_stops_after_the_pass_that_reaches_it():
     X, y, sign = _problem(5, 200, 12)
     lam = 1.0 / 200

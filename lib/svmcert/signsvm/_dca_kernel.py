@@ -284,7 +284,7 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
 
 @njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
-                  carry, max_work=np.inf, index=None):
+                  carry, max_work=np.inf):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -304,19 +304,11 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     constrained entries; the unit of ``svmcert.signsvm.solve``'s budget for coordinate ascent:
     deterministic, unlike seconds). The call also returns after the first pass that brings that
     count to ``max_work``.
-
-    ``index`` (optional, a permutation of 0..n-1, read and written) with ``carry[3]`` (then carry
-    has 4 floats) hands on the shrunken set too: the first carry[3] entries of ``index`` are the
-    rows still in the passes. A run cut into calls by ``max_passes`` or ``max_work`` then takes
-    the passes of one uncut call; without it every call starts with all n rows (a full pass).
     """
     n = alpha.shape[0]
-    if index is None:
-        index = np.arange(n)
-        active = n
-    else:
-        active = int(carry[3])
+    index = np.arange(n)
     cross, which = _workspace(cptr)
+    active = n
     pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
     work = 0
@@ -330,7 +322,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         work += w
         passes += 1
         if pg_max - pg_min <= eps and active == n:
-            _carry(carry, pg_max, pg_min, work, active)
+            _carry(carry, pg_max, pg_min, work)
             return passes, True
         if pg_max - pg_min <= eps:
             active = n
@@ -340,14 +332,12 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
         if carry[2] + work >= max_work:
             break
-    _carry(carry, pg_max, pg_min, work, active)
+    _carry(carry, pg_max, pg_min, work)
     return passes, False
 
 
 @njit(cache=True, nogil=True)
-def _carry(carry, pg_max, pg_min, work, active):
+def _carry(carry, pg_max, pg_min, work):
     carry[0] = pg_max if pg_max > 0.0 else np.inf
     carry[1] = pg_min if pg_min < 0.0 else -np.inf
     carry[2] += work
-    if carry.shape[0] > 3:
-        carry[3] = active

@@ -3,9 +3,7 @@
 Between certificates the compiled passes (:func:`._dca_kernel.run_shrinking`) run in rounds; each
 round ends when the projected gradients meet a spread eps, after as many passes as all rounds
 before it, or under a work budget (``max_work``, the unit of :mod:`.solve`'s ``auto``) after as
-much work as all rounds before it; a round cut by that budget hands its order and shrunken set
-to the next, which continues as one uncut call would, while the other rounds start again from
-every row. After a round the run is certified by the duality gap (eq. 10),
+much work as all rounds before it. After a round the run is certified by the duality gap (eq. 10),
 may give up when the gap's rate predicts more work than ``give_up_work``, and may try active-set
 polishing (:func:`.active_set.polish_active_set`).
 """
@@ -116,8 +114,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
-    carry = np.array([np.inf, -np.inf, 0.0, p.n])    # shrinking thresholds, work, rows in the passes
-    index = np.arange(p.n)                          # the passes' order; its first carry[3] rows are active
+    carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
     max_work = np.inf if opts.max_work is None else opts.max_work
     t_pass = None                               # seconds of the slowest pass so far
     cert = certificate(omega, alpha, Z, lam, sign, weights)
@@ -138,17 +135,8 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
                 break
         round_work = min(max_work, 2.0 * carry[2] + max_work / 16.0)
         t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work,
-                                    index)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
-        if met or passes >= budget:
-            # the next round starts with every row: where the shrunken problem cannot meet eps,
-            # rows shrunk in error would otherwise stay out for good (breast-cancer at lam n = 0.01
-            # stalled at a relative gap of 0.67), in the order 0..n-1 as every round used to. A
-            # round cut by the work budget hands on its order and shrunken set instead of paying
-            # a full pass to rebuild them.
-            carry[3] = p.n
-            index[:] = np.arange(p.n)
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, weights)
@@ -176,8 +164,6 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
                                    **stats))
         if polished is not None:
             alpha, cert = polished
-            carry[3] = p.n                      # a new point: every row back in the passes
-            index[:] = np.arange(p.n)
             hist["work"].append(float(carry[2]))
             if record:
                 hist.add(cert, time.perf_counter())
