@@ -61,6 +61,14 @@ def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
     # evaluating omega_0 + mid omega_q; narrower pieces may differ (the merged-switch effect).
     wide = np.diff(ls.theta) > 3 * 8 * np.finfo(float).eps
     np.testing.assert_allclose(ls.a[wide], ref.a[wide], atol=1e-9 * (1 + np.abs(ref.a).max()))
+    # On every piece, narrow ones included, the two agree as functions: a coordinate they count
+    # differently lies within a few eps of its crossing there, so it changes the value by
+    # lam/2 omega_h(eta)^2 and the slope by lam omega_qh omega_h(eta), both of order eps^2 and eps
+    ends = np.stack([ls.theta[:-1], ls.theta[1:]])
+    scale = 1 + np.abs(ref.a).max() + np.abs(ref.b).max() + np.abs(ref.c).max()
+    np.testing.assert_allclose(ls.a * ends ** 2 + ls.b * ends + ls.c, ref.a * ends ** 2 + ref.b * ends + ref.c,
+                               rtol=0, atol=1e-9 * scale)
+    np.testing.assert_allclose(2 * ls.a * ends + ls.b, 2 * ref.a * ends + ref.b, rtol=0, atol=1e-9 * scale)
     grid = np.linspace(0, 1, 201)
     vals = np.array([_zeta(e, alpha, u, X, y, lam, sign) for e in grid])
     best = _zeta(ls.eta, alpha, u, X, y, lam, sign)
