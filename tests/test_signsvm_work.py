@@ -16,7 +16,7 @@ from svmcert import signsvm
 from svmcert.signsvm._normal_equations import weighted_gram
 from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
 from svmcert.signsvm.coordinate_ascent import dca_options
-from svmcert.signsvm.shrinking_rounds import predicted_work
+from svmcert.signsvm.shrinking_rounds import extended_limit, predicted_work
 from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
 ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
@@ -64,9 +64,72 @@ def test_max_work_stops_after_the_pass_that_reaches_it():
 
 
 def test_the_budget_options_are_validated():
-    for name in ("max_work", "give_up_work"):
+    for name in ("max_work", "give_up_work", "extra_work"):
         with pytest.raises(ValueError, match=f"^{name}: expected a finite number > 0"):
-            dca_options(**{name: -1.0})
+            dca_options(**{name: -1.0, "max_work": 1.0} if name == "extra_work" else {name: -1.0})
+    with pytest.raises(ValueError, match="^extra_work: only with max_work"):
+        dca_options(extra_work=1.0)
+
+
+def _cut_short(seed=0, lam_n=10.0):
+    # an instance (found by search over seeds; the checks below re-establish each premise) whose
+    # run, cut at 0.8 of the work it needs for 1e-6, stops uncertified a little short of it
+    X, y, sign = _problem(seed, 200, 12)
+    lam = lam_n / 200
+    need = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=1e-6).history["work"][-1]
+    return X, y, sign, lam, need
+
+
+def test_extra_work_lets_a_run_the_budget_cuts_short_finish():
+    X, y, sign, lam, need = _cut_short()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        cut = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", max_work=0.8 * need)
+    assert not cut.converged                                    # the premise
+    ext = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", max_work=0.8 * need, extra_work=need)
+    assert ext.converged and ext.gap <= 1e-6 * ext.primal and ext.history["extended"] >= 1
+    per_pass = X.shape[0] * (2 * X.shape[1] + ROW_WORK + CONSTRAINED_ROW_WORK)   # at most
+    assert 0.8 * need <= ext.history["work"][-1] <= 1.8 * need + per_pass
+    # up to the budget's end the two runs are the same run: the extension only adds rounds
+    assert ext.history["work"][:len(cut.history["work"])] == cut.history["work"]
+
+
+def test_extra_work_stops_where_the_rate_does_not_promise_tol():
+    # tol = 1e-15 is below what the gap of float64 sums can show: the rate never puts it within
+    # reach, so the run stops at max_work as it would without extra_work, and says why
+    X, y, sign, lam, need = _cut_short()
+    with pytest.warns(signsvm.ConvergenceWarning, match="max_work"):
+        res = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=1e-15, max_work=0.5 * need,
+                            extra_work=0.5 * need)
+    per_pass = X.shape[0] * (2 * X.shape[1] + ROW_WORK + CONSTRAINED_ROW_WORK)
+    assert not res.converged and res.history["work"][-1] <= need + per_pass
+
+
+def test_extra_work_changes_nothing_when_the_budget_suffices():
+    X, y, sign, lam, need = _cut_short()
+    plain = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", max_work=2.0 * need)
+    ext = signsvm.solve(X, y, lam, sign, solver="dual-coordinate", max_work=2.0 * need, extra_work=need)
+    assert plain.converged and "extended" not in ext.history
+    assert np.array_equal(plain.alpha, ext.alpha) and plain.history["work"] == ext.history["work"]
+
+
+_round = st.tuples(st.floats(1.0, 1e6), st.floats(1e-12, 1.0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_round, min_size=1, max_size=6), st.floats(1e-10, 1e-2), st.floats(1.0, 1e6),
+       st.floats(0.0, 2.0), st.floats(1e-3, 1e6))
+def test_extended_limit_goes_on_only_where_the_prediction_fits(rounds, tol, max_work, over, extra):
+    rounds = sorted(rounds)
+    done = max_work * (1.0 + over)
+    limit = extended_limit(rounds, tol, done, max_work, extra)
+    need = predicted_work(rounds, tol)
+    if limit is None:
+        assert need <= 0.0 or done + need > max_work + extra
+    else:
+        assert need > 0.0 and done + need <= max_work + extra
+        assert done < limit <= max_work + extra and limit >= min(done + need, max_work + extra)
+    assert extended_limit(rounds, tol, done, max_work, None) is None
 
 
 def test_give_up_fires_on_a_slow_run_and_auto_still_certifies():

@@ -48,24 +48,30 @@ class DCAOptions(NamedTuple):
     time_limit: float | None = None
     max_work: float | None = None
     give_up_work: float | None = None
+    extra_work: float | None = None
 
 
 def dca_options(tol=1e-6, max_epochs=10000, seed=0, record_history=True, engine="numba", shrinking=True,
-                polish=True, time_limit=None, max_work=None, give_up_work=None) -> DCAOptions:
+                polish=True, time_limit=None, max_work=None, give_up_work=None, extra_work=None) -> DCAOptions:
     """Check the options of :func:`dual_coordinate_ascent` once; a ValueError names the bad one.
 
     ``max_work`` and ``give_up_work`` (the budget ``svmcert.signsvm.solve``'s ``auto`` gives
     coordinate ascent, in the work units of :func:`._dca_kernel.run_shrinking`: nonzeros visited
     plus ROW_WORK per row; shrinking runs only): stop once the work done reaches ``max_work``, or
     at a certificate from which the gap's rate over the last round predicts more than
-    ``give_up_work`` further work to reach ``tol``."""
+    ``give_up_work`` further work to reach ``tol``. ``extra_work`` (with ``max_work``): a run
+    that reaches ``max_work`` uncertified goes on, by rounds sized from the same prediction, as
+    long as the prediction puts ``tol`` within ``max_work + extra_work`` in all."""
     if engine not in ("numba", "numpy"):
         raise ValueError(f"engine: expected 'numba' or 'numpy', got {engine!r}")
     for name, flag in (("shrinking", shrinking), ("polish", polish)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"{name}: expected True or False, got {flag!r}")
     work = [None if v is None else check_positive(v, name) for name, v in (("max_work", max_work),
-                                                                          ("give_up_work", give_up_work))]
+                                                                          ("give_up_work", give_up_work),
+                                                                          ("extra_work", extra_work))]
+    if work[2] is not None and work[0] is None:
+        raise ValueError("extra_work: only with max_work (work beyond it), got max_work=None")
     return DCAOptions(check_positive(tol, "tol"), check_iterations(max_epochs, "max_epochs"), seed,
                       bool(record_history), engine, bool(shrinking), bool(polish), check_time_limit(time_limit),
                       *work)

@@ -5,7 +5,8 @@ round ends when the projected gradients meet a spread eps, after as many passes 
 before it, or under a work budget (``max_work``, the unit of :mod:`.solve`'s ``auto``) after as
 much work as all rounds before it. After a round the run is certified by the duality gap (eq. 10),
 may give up when the gap's rate predicts more work than ``give_up_work``, and may try active-set
-polishing (:func:`.active_set.polish_active_set`).
+polishing (:func:`.active_set.polish_active_set`). A run that reaches ``max_work`` uncertified may
+go on into ``extra_work`` (:func:`extended_limit`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .active_set import polish_active_set
 from .problem import SignSVMProblem
 from .result import History, SolverResult, certificate
 
-__all__ = ["DCAState", "shrinking_loop", "finish", "predicted_work", "SHRINKING_EPS0", "SHRINKING_EPS_PER_TOL",
+__all__ = ["DCAState", "shrinking_loop", "finish", "predicted_work", "extended_limit", "SHRINKING_EPS0", "SHRINKING_EPS_PER_TOL",
            "SHRINKING_EPS_FACTOR", "POLISH_AFTER_EPOCHS", "POLISH_FLOPS_PER_ENTRY", "POLISH_ATTEMPT_WORK",
            "POLISH_FLOPS_PER_WORK", "POLISH_FLOP_RATE"]
 
@@ -52,6 +53,35 @@ def predicted_work(rounds, tol) -> float:
     if not (g_best < g0 and w_best > w0 and g_best > 0.0):
         return 0.0
     return float(np.log(g_best / tol) / (np.log(g0 / g_best) / (w_best - w0)))
+
+
+def extended_limit(rounds, tol, done, max_work, extra_work) -> float | None:
+    """Where a run that has done ``done`` units of work, at least its ``max_work``, without
+    certifying ``tol`` should stop next, or None to stop now.
+
+    It goes on only when :func:`predicted_work` (the rate of the gap over the later half of the run)
+    puts ``tol`` within ``max_work + extra_work`` in all: a run that is nearly there costs less to
+    finish than the interior-point method that ``auto`` would start afresh, while a stalled or slow
+    one (no prediction, or one beyond the limit) stops as before. The next limit is twice the
+    predicted need past ``done`` (at least a sixteenth of ``max_work``, so that a round is worth its
+    certificate), never beyond ``max_work + extra_work``.
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.shrinking_rounds import extended_limit
+    >>> rounds = [(100.0, 1e-3), (200.0, 1e-5)]       # two decades over the last 100 units
+    >>> extended_limit(rounds, 1e-6, 200.0, 200.0, 200.0)     # one more decade: 50 units, limit 300
+    300.0
+    >>> extended_limit(rounds, 1e-12, 200.0, 200.0, 200.0) is None   # 350 more units: beyond 400
+    True
+    """
+    if extra_work is None or not rounds:
+        return None
+    need = predicted_work(rounds, tol)
+    hard = max_work + extra_work
+    if not (need > 0.0 and done + need <= hard):
+        return None
+    return min(hard, done + max(2.0 * need, max_work / 16.0))
 
 
 def finish(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None, reason=None) -> SolverResult:
@@ -116,13 +146,20 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
     carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
     max_work = np.inf if opts.max_work is None else opts.max_work
+    limit = max_work                            # max_work, or beyond it into extra_work
     t_pass = None                               # seconds of the slowest pass so far
     cert = certificate(omega, alpha, Z, lam, sign, weights)
     hist["work"] = [0.0]
     if record:
         hist.add(cert, time.perf_counter())
     rounds = []                                 # (work, relative gap) after each round
-    while not cert.relative_gap_below(tol) and epochs < max_epochs and carry[2] < max_work:
+    while not cert.relative_gap_below(tol) and epochs < max_epochs:
+        if carry[2] >= limit:                   # at max_work (or an extension's end): go on?
+            further = extended_limit(rounds, tol, float(carry[2]), max_work, opts.extra_work)
+            if further is None:
+                break
+            limit = further
+            hist["extended"] = hist.get("extended", 0) + 1
         # a round ends when the projected gradients meet eps, or after as many passes as all rounds
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
         # at geometrically spaced points; under a work budget also once it has done as much work
@@ -133,7 +170,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
             budget = min(budget, 1 if t_pass is None else int(deadline.remaining() / t_pass))
             if budget < 1:
                 break
-        round_work = min(max_work, 2.0 * carry[2] + max_work / 16.0)
+        round_work = min(limit, 2.0 * carry[2] + max_work / 16.0)
         t0 = time.perf_counter()
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
@@ -151,7 +188,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
             break
         if met:
             eps /= SHRINKING_EPS_FACTOR
-        if not (polish and epochs >= POLISH_AFTER_EPOCHS) or max_work - carry[2] < POLISH_ATTEMPT_WORK:
+        if not (polish and epochs >= POLISH_AFTER_EPOCHS) or limit - carry[2] < POLISH_ATTEMPT_WORK:
             continue
         max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
         stats = {}
@@ -169,7 +206,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
                 hist.add(cert, time.perf_counter())
     converged = cert.relative_gap_below(tol)
     reason = None
-    if not converged and (hist.get("gave_up") or carry[2] >= max_work):
+    if not converged and (hist.get("gave_up") or carry[2] >= limit):
         reason = ("a predicted need of more than give_up_work" if hist.get("gave_up")
-                  else f"max_work={max_work:g}")
+                  else f"max_work={max_work:g}" + (f" and extra_work={opts.extra_work:g}" if hist.get("extended") else ""))
     return finish(cert, alpha, epochs, converged, max_epochs, tol, hist if record else None, deadline, reason)
