@@ -45,7 +45,7 @@ lock:
 	  --python-version 3.11 --python-platform x86_64-manylinux_2_28 --no-header -o $(LOCK)
 
 test: install
-	$(TIMED) test -- $(BIN)/python -m pytest -n $(TEST_JOBS) $(addprefix --ignore=,$(BOOK_TESTS))
+	$(TIMED) test -- $(BIN)/python -m pytest -n $(TEST_JOBS) --dist worksteal $(addprefix --ignore=,$(BOOK_TESTS))
 
 run: install
 	$(BIN)/svmcert book run -j $(JOBS)

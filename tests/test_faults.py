@@ -484,10 +484,12 @@ def test_two_runs_of_one_chapter_cannot_delete_each_others_tables(tmp_path):
 @LINUX_ONLY
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_killed_runner_takes_its_worker_and_kernel_with_it(tmp_path, sig):
-    root = _project(tmp_path / "proj", {"slow": [SLOW.format(seconds=6)]})
+    seconds = 3.0                  # the chapter goes on to commit this long after it started
+    root = _project(tmp_path / "proj", {"slow": [SLOW.format(seconds=seconds)]})
     before = _committed(root, "slow")
     runner = _run(root, "slow")
     _wait_for(root / "started")
+    started = time.time()          # within the 0.1 s of _wait_for's polling after the chapter's start
     worker, kernel = map(int, (root / "pids").read_text().split())
     runner.send_signal(sig)
     out, _ = runner.communicate(timeout=60)
@@ -496,7 +498,7 @@ def test_killed_runner_takes_its_worker_and_kernel_with_it(tmp_path, sig):
     while (_alive(worker) or _alive(kernel)) and time.time() < deadline:
         time.sleep(0.2)
     assert not _alive(worker) and not _alive(kernel)
-    time.sleep(8)                  # past the moment the chapter would have finished and committed
+    time.sleep(max(0.0, started + seconds + 2.0 - time.time()))   # past when it would have committed
     assert _committed(root, "slow") == before
     assert not (root / "data" / "claims" / "slow.json").exists()
 
