@@ -186,7 +186,7 @@ def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0)
     is <= target (its seconds and the passes made so far are not recorded per round, so only
     seconds)."""
     from svmcert import signsvm
-    from svmcert.signsvm.solve import AUTO_DCA_EXTRA, DCA_SEC_PER_WORK, auto_plan, ipm_seconds
+    from svmcert.signsvm.solve import auto_plan, auto_work_options
 
     n, d = X.shape
     lam = lam_n / n
@@ -202,8 +202,7 @@ def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0)
            "ipm_cpu": ipm.cpu, "ipm_iters": ipm.result.n_iter, "ipm_converged": bool(ipm.result.converged)}
     if plan == "dual-coordinate":
         budget_run = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate",
-                                                 max_work=work, give_up_work=ipm_seconds(n, d) / DCA_SEC_PER_WORK,
-                                                 extra_work=AUTO_DCA_EXTRA * ipm_seconds(n, d) / DCA_SEC_PER_WORK),
+                                                 **auto_work_options(n, d, lam)),
                            repeat, budget)
         row["dca_budget_cpu"] = budget_run.cpu
         row["dca_budget_passes"] = budget_run.result.n_iter

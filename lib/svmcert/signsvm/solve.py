@@ -19,8 +19,9 @@ measured times):
   several times faster where it converges in a few dozen passes (large lambda); the budget bounds
   what it can waste where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE +
   AUTO_DCA_EXTRA) times the interior-point method (plus the time models' error), and (1 +
-  AUTO_DCA_SHARE) times where the rate does not promise convergence past the budget. ``benchmarks/auto_plan.py`` measures the
-  plan against each method alone.
+  AUTO_DCA_SHARE) times where the rate does not promise convergence past the budget
+  (:func:`auto_work_options`). ``benchmarks/auto_plan.py`` measures the plan against each method
+  alone.
 
 Every method certifies its answer by the duality gap of eq. (10), computed from the returned
 ``w`` and ``alpha``.
@@ -45,7 +46,7 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "ipm_seconds", "AUTO_IPM_BELOW_LAM_N",
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "AUTO_IPM_BELOW_LAM_N",
            "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
@@ -119,6 +120,24 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False) -> tup
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK))
+
+
+def auto_work_options(n: int, d: int, lam: float, sparse: bool = False) -> dict:
+    """The work options of :func:`.coordinate_ascent.dca_options` that ``auto`` gives coordinate
+    ascent where :func:`auto_plan` runs it first: its budget (``max_work``), the predicted need at
+    which it gives up (``give_up_work``: the interior-point method's estimated time, in units of
+    work) and how far past the budget it may go (``extra_work``: AUTO_DCA_EXTRA of that estimate).
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.solve import auto_plan, auto_work_options
+    >>> opts = auto_work_options(690, 14, 1.0 / 690)
+    >>> opts["max_work"] == auto_plan(690, 14, 0, 1.0 / 690)[1], opts["extra_work"] == opts["give_up_work"]
+    (True, True)
+    """
+    ipm_work = ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK
+    return {"max_work": auto_plan(n, d, 0, lam, sparse)[1], "give_up_work": ipm_work,
+            "extra_work": AUTO_DCA_EXTRA * ipm_work}
 
 
 def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
@@ -249,8 +268,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
         methods.append("dual-coordinate")
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit,
-                           max_work=work, give_up_work=ipm_seconds(n, d, p.sparse) / DCA_SEC_PER_WORK,
-                           extra_work=AUTO_DCA_EXTRA * ipm_seconds(n, d, p.sparse) / DCA_SEC_PER_WORK)
+                           **auto_work_options(n, d, p.lam, p.sparse))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
             first = run_coordinate_ascent(p, opts, alpha0)
