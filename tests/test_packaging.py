@@ -115,3 +115,18 @@ def test_every_notebook_has_a_parameters_cell():
         nb = json.loads(nb_path.read_text())
         tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
         assert len(tagged) == 1 and "quick" in "".join(tagged[0]["source"]), nb_path
+
+
+def test_import_svmcert_loads_subpackages_only_on_first_use():
+    """``import svmcert`` and the book's command line leave numba and scikit-learn unloaded; attribute
+    access still reaches every subpackage, and an unknown name is an AttributeError."""
+    import subprocess
+    import sys
+    code = ("import sys, svmcert, svmcert.book.cli\n"
+            "heavy = sorted(m for m in ('numba', 'sklearn', 'scipy.stats', 'svmcert.signsvm') if m in sys.modules)\n"
+            "assert not heavy, heavy\n"
+            "assert callable(svmcert.signsvm.solve) and 'sklearn' in sys.modules\n"
+            "assert {'signsvm', 'claims', 'screening'} <= set(dir(svmcert))\n"
+            "try:\n    svmcert.no_such_part\nexcept AttributeError as e:\n    print('ok', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("ok") and "no_such_part" in out.stdout, out.stderr
