@@ -9,6 +9,7 @@ claims do not pay for numba, scikit-learn and scipy.stats (about two seconds per
 """
 
 import importlib
+import pkgutil
 from importlib.metadata import PackageNotFoundError, version
 
 try:
@@ -18,9 +19,10 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = ["__version__", "claims", "signsvm"]
 
-# the subpackages and modules ``svmcert.<name>`` reaches without an import statement of its own
-_LAZY = frozenset({"book", "claims", "datasets", "exceptions", "experiments", "featelim", "kernels", "reference",
-                   "screening", "signsvm"})
+# the public subpackages and modules (every name under svmcert/ without a leading underscore), which
+# ``svmcert.<name>`` reaches without an import statement of its own; read from the folder, so a new one
+# needs no entry here
+_LAZY = frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 def __getattr__(name: str):
@@ -31,4 +33,5 @@ def __getattr__(name: str):
 
 
 def __dir__():
+    """The module's own names and every subpackage it can load."""
     return sorted(set(globals()) | _LAZY)
