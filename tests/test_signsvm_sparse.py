@@ -77,3 +77,20 @@ def test_bad_sparse_input_is_named():
         signsvm.solve(X, y[:-1], 0.1)
     with pytest.raises(ValueError, match=r"^X: expected real numbers"):
         signsvm.solve(X.astype(np.complex128), y, 0.1)
+
+
+def test_passes_read_32_bit_column_indices_without_copying_scipys():
+    # the passes' rows carry int32 column indices (12 bytes a nonzero instead of 16): from a dense X
+    # they are built so, and a scipy CSR matrix's own int32 array is used as it is, not copied
+    from svmcert.signsvm._dca_rows import INDEX_DTYPE, csr_indices, dense_rows
+    from svmcert.signsvm.coordinate_ascent import _csr_sparse
+
+    X, y, sign = _problem(3)
+    assert X.indices.dtype == np.int32
+    _, indices, _ = _csr_sparse(X, y)
+    assert indices.dtype == INDEX_DTYPE and np.shares_memory(indices, X.indices)
+    assert dense_rows(X.toarray(), y, sign)[1].dtype == INDEX_DTYPE
+    wide = X.indices.astype(np.int64)
+    assert csr_indices(wide).dtype == INDEX_DTYPE and np.array_equal(csr_indices(wide), X.indices)
+    with pytest.raises(ValueError, match="X: expected fewer than"):
+        csr_indices(np.array([0, 2**31], dtype=np.int64))

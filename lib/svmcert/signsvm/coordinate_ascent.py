@@ -285,9 +285,12 @@ def _rows(p: SignSVMProblem, csr) -> SignedRows:
 
 def _csr_sparse(X, scale):
     """(indptr, indices, values) of diag(scale) X for a canonical CSR X, read from its own arrays
-    (indices as int64, the compiled passes' type); X is not densified."""
+    (indices as the compiled passes' 32-bit type, :func:`._dca_rows.csr_indices`: scipy's own
+    array, not a copy); X is not densified."""
+    from ._dca_rows import csr_indices
+
     indptr = np.asarray(X.indptr, dtype=np.int64)
-    return indptr, np.asarray(X.indices, dtype=np.int64), X.data * np.repeat(scale, np.diff(indptr))
+    return indptr, csr_indices(X.indices), X.data * np.repeat(scale, np.diff(indptr))
 
 
 def _csr_numpy(X, scale):
