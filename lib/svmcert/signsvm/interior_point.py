@@ -233,13 +233,14 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
 
     best, best_alpha, best_w, best_it = None, None, None, 0
     converged, it, t_iter, reason = False, 0, 0.0, None
+    products = None                     # (Z^T alpha, Z w) from the certificate, when its inputs are the iterate's
     while True:
         if fused:
             p_best, dual, w_cert, _ = dense_certificate(X, y_vec, w, alpha, lam, sign, c, box_vec,
                                                         weights is not None)
             cert = Certificate(w_cert, None, p_best, dual)
         else:
-            cert, w_cert = _certify(Z, w, alpha, lam, sign, c, weights)
+            cert, w_cert, products = _certify(Z, w, alpha, lam, sign, c, weights)
         if record_history:
             hist.add(cert, time.perf_counter())
         if best is None or cert.gap < best.gap:
@@ -266,8 +267,9 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
             t_iter = time.perf_counter() - t0
             continue
         q = sg * w[C]
-        zw = Z @ w
-        r_w = c * w - Z.T @ alpha
+        zt_alpha, zw = products                 # the products the certificate took at alpha and w
+        zw = Z @ w if zw is None else zw
+        r_w = c * w - (Z.T @ alpha if zt_alpha is None else zt_alpha)
         r_w[C] -= sg * mu
         r_xi = box - alpha - beta
         r_p = zw + xi - 1.0 - s
@@ -334,12 +336,26 @@ def _without_pinned_samples(p: SignSVMProblem, tol, max_iter, time_limit, record
 
 
 def _certify(Z, w, alpha, lam, sign, c, weights=None):
-    """The certificate of the iterate: D(clip(alpha)) against the better of P(w), P(w(alpha))."""
+    """The certificate of the iterate: D(clip(alpha)) against the better of P(w), P(w(alpha)).
+
+    Also returns the products the next Newton iteration needs, (Z^T alpha, Z w), where the
+    certificate took them at the same arrays bit for bit (alpha inside its box, w inside S, as the
+    iteration keeps them), else None in their place: two of the nine products with X an iteration
+    of the numpy path makes."""
     a = np.clip(alpha, 0.0, 1.0 if weights is None else weights)
-    cert = certificate(Z.T @ a / c, a, Z, lam, sign, weights)
+    zt_a = Z.T @ a
+    cert = certificate(zt_a / c, a, Z, lam, sign, weights)
     w_feasible = sign_projection(w, sign)
-    p = 0.5 * lam * float(w_feasible @ w_feasible) + hinge_risk(Z @ w_feasible, weights)
+    z_w = Z @ w_feasible
+    p = 0.5 * lam * float(w_feasible @ w_feasible) + hinge_risk(z_w, weights)
+    products = (zt_a if _same_bits(a, alpha) else None, z_w if _same_bits(w_feasible, w) else None)
     if p < cert.primal:
         cert = type(cert)(w_feasible, None, p, cert.dual)
-        return cert, w_feasible
-    return cert, cert.w
+        return cert, w_feasible, products
+    return cert, cert.w, products
+
+
+def _same_bits(u, v) -> bool:
+    """Whether two float arrays of one shape hold the same bits (so any product with them is the
+    same; unlike ==, which takes -0.0 for 0.0)."""
+    return u.shape == v.shape and bool(np.all(u.view(np.int64) == v.view(np.int64)))
