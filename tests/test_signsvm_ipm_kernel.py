@@ -83,7 +83,16 @@ def test_the_compiled_certificate_is_the_numpy_certificate(seed, n, d, weighted)
     box = np.ones(n) if weights is None else weights
     alpha = rng.uniform(-0.2, 1.2, n) * box                  # clipping is part of the certificate
     w = rng.standard_normal(d)
-    ref, w_ref = ipm_module._certify(SignedRows(X, y), w, alpha, lam, sign, c, weights)
+    Z = SignedRows(X, y)
+    ref, w_ref, (zt_alpha, z_w) = ipm_module._certify(Z, w, alpha, lam, sign, c, weights)
+    # the products handed on to the Newton step are the ones it would take, and only where the
+    # certificate took them at the iterate itself (alpha inside its box, w inside S)
+    inside_box, inside_s = np.all((alpha >= 0) & (alpha <= box)), np.all(sign * w >= 0)
+    assert (zt_alpha is not None) == inside_box and (z_w is not None) == inside_s
+    if inside_box:
+        assert np.array_equal(zt_alpha, Z.T @ alpha)
+    if inside_s:
+        assert np.array_equal(z_w, Z @ w)
     p, dual, w_got, a = kernel.dense_certificate(X, y, w, alpha, lam, sign, c, box, weights is not None)
     scale = max(abs(ref.primal), abs(ref.dual), 1.0)
     assert p == pytest.approx(ref.primal, abs=1e-13 * scale)
@@ -116,3 +125,17 @@ def test_the_compiled_iteration_is_used_only_on_small_dense_problems():
     assert not uses(50, 60, False)                        # n < d: the Woodbury form
     assert not uses(5000, 784, False)                     # n d beyond FUSED_MAX_ENTRIES
     assert not uses(10 ** 5, kernel.FUSED_MAX_D + 1, False)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_certificate_hands_on_its_products_at_an_interior_iterate(weighted):
+    # the numpy iteration reuses the certificate's Z^T alpha and Z w: at an iterate inside the box
+    # and inside S (as the iteration keeps it) they must be the step's own products bit for bit
+    X, y, sign, weights = _instance(7, 50, 6, weighted)
+    rng = np.random.default_rng(8)
+    box = np.ones(50) if weights is None else weights
+    alpha = rng.uniform(0.1, 0.9, 50) * box
+    w = np.abs(rng.standard_normal(6)) * np.where(sign == 0, rng.choice([-1.0, 1.0], 6), sign)
+    Z = SignedRows(X, y)
+    _, _, (zt_alpha, z_w) = ipm_module._certify(Z, w, alpha, 0.01, sign, 0.5, weights)
+    assert np.array_equal(zt_alpha, Z.T @ alpha) and np.array_equal(z_w, Z @ w)
