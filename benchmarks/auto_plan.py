@@ -6,8 +6,10 @@ For every data set of the peer benchmarks (``peers.common.DATA``), sign pattern 
 mixed) and lam n in {0.1, 1, 10, 100, 1000} (below 0.1 ``auto`` runs the interior-point method
 alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.timed``) of
 
-- ``auto``: what a user gets (the plan of ``signsvm.solve.auto_plan``: coordinate ascent within a
-  budget of passes, then the interior-point method if that budget ends first);
+- ``auto``: what a user gets (the plan of ``signsvm.solve.auto_plan``: the interior-point method
+  alone where the rows' mean squared norm ``row_norm`` is at least AUTO_IPM_ABOVE_SCALED_NORM
+  lam n, otherwise coordinate ascent within a budget of work, then the interior-point method if
+  that budget ends first);
 - ``dca``: coordinate ascent alone, up to 20000 passes;
 - ``ipm``: the interior-point method alone,
 
@@ -55,7 +57,8 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     nnz = int(np.count_nonzero(X))
     sign = common.sign_pattern(pattern, data, d)
     lam = lam_n / n
-    plan, budget = solve_module.auto_plan(n, d, nnz, lam)
+    row_norm = solve_module.row_norm_scale(X)
+    plan, budget = solve_module.auto_plan(n, d, nnz, lam, row_norm=row_norm)
     auto = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
     dca = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=TOL,
                                              max_epochs=DCA_PASSES), repeat=repeat)
@@ -67,7 +70,7 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     s_ipm = solve_module.IPM_SEC
     dca_work = float(rc.history.get("work", [np.nan])[-1])
     return dict(
-        data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, plan=plan, budget_work=budget,
+        data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
         auto_dca_work=float(ra.history.get("dca_work", 0.0)),
         dca_cpu=dca.cpu, dca_passes=int(rc.n_iter), dca_work=dca_work, dca_converged=bool(rc.converged),

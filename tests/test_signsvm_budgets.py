@@ -7,6 +7,7 @@ returns (``converged=False``, the warning, a certificate that still holds)."""
 
 import warnings
 
+import importlib
 import numpy as np
 import pytest
 from scipy.optimize import lsq_linear
@@ -15,7 +16,8 @@ from svmcert import signsvm
 from svmcert.reference import solve_primal_cvxpy
 from svmcert.signsvm.active_set import iteration_flops, polish_active_set
 from svmcert.signsvm.bounded_lsq import bvls
-from svmcert.signsvm.solve import AUTO_IPM_BELOW_LAM_N, auto_plan
+solve_module = importlib.import_module("svmcert.signsvm.solve")     # the module (signsvm.solve is the function)
+from svmcert.signsvm.solve import AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_BELOW_LAM_N, auto_plan, row_norm_scale
 
 
 def _gaussian_classes(n, d, seed=0):
@@ -80,9 +82,44 @@ def test_solve_auto_picks_by_shape_and_lambda():
     assert signsvm.solve(X, y, large, sign).history["method"][0] == "dual-coordinate"
 
 
-def test_auto_falls_back_to_the_interior_point_method_when_the_budget_ends():
+def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_against_lam_n():
+    # the rule on mean ||x||^2 / (lam n): the scaled-down Gaussian case (||x||^2 ~ 100) at lam n
+    # = 1 runs the interior-point method alone; the same rows divided by 10 (||x||^2 ~ 1) start
+    # with coordinate ascent; a sparse X (no compiled interior-point iteration) keeps the old plan
+    from scipy import sparse
+
+    X, y = _gaussian_classes(500, 100)
+    lam = 1.0 / 500
+    assert row_norm_scale(X) >= AUTO_IPM_ABOVE_SCALED_NORM * lam * 500
+    res = signsvm.solve(X, y, lam)
+    assert res.history["method"] == ["interior-point"] and res.converged
+    _check_certificate(res, X, y, lam, np.zeros(100))
+    short = signsvm.solve(X / 10.0, y, lam)
+    assert short.history["method"][0] == "dual-coordinate" and short.converged
+    assert signsvm.solve(sparse.csr_matrix(X), y, lam).history["method"][0] == "dual-coordinate"
+    # the threshold itself: the plan flips where row_norm crosses AUTO_IPM_ABOVE_SCALED_NORM lam n
+    edge = AUTO_IPM_ABOVE_SCALED_NORM * lam * 500
+    assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "interior-point"
+    assert auto_plan(500, 100, X.size, lam, row_norm=np.nextafter(edge, 0))[0] == "dual-coordinate"
+    assert auto_plan(500, 100, X.size, lam)[0] == "dual-coordinate"          # statistic not given
+
+
+def test_row_norm_scale_is_the_mean_squared_row_norm_in_any_layout():
+    from scipy import sparse
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((300, 7)) * np.arange(1, 301)[:, None]
+    expected = np.mean((X ** 2).sum(axis=1))
+    for layout in (X, np.asfortranarray(X), sparse.csr_matrix(X)):
+        assert row_norm_scale(layout) == pytest.approx(expected, rel=1e-13)
+
+
+def test_auto_falls_back_to_the_interior_point_method_when_the_budget_ends(monkeypatch):
     # the scaled-down Gaussian case: coordinate ascent needs thousands of passes, more than the
-    # budget auto gives it; the interior-point method then certifies
+    # budget auto gives it; the interior-point method then certifies. (Its rows, ||x||^2 ~ 100 at
+    # lam n = 1, would send auto straight to the interior-point method: that rule is switched off
+    # here to test the fallback behind it.)
+    monkeypatch.setattr(solve_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
     X, y = _gaussian_classes(500, 100)
     lam = 1.0 / 500
     plan, passes = auto_plan(500, 100, X.size, lam)

@@ -17,6 +17,7 @@ from svmcert.signsvm._normal_equations import weighted_gram
 from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
 from svmcert.signsvm.coordinate_ascent import dca_options
 from svmcert.signsvm.shrinking_rounds import extended_limit, predicted_work
+solve_module = importlib.import_module("svmcert.signsvm.solve")     # the module (signsvm.solve is the function)
 from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
 ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
@@ -132,8 +133,11 @@ def test_extended_limit_goes_on_only_where_the_prediction_fits(rounds, tol, max_
     assert extended_limit(rounds, tol, done, max_work, None) is None
 
 
-def test_give_up_fires_on_a_slow_run_and_auto_still_certifies():
-    # two overlapping Gaussian classes at lam n = 1: coordinate ascent needs thousands of passes
+def test_give_up_fires_on_a_slow_run_and_auto_still_certifies(monkeypatch):
+    # two overlapping Gaussian classes at lam n = 1: coordinate ascent needs thousands of passes.
+    # The rows' norms (||x||^2 ~ 100 against lam n = 1) would send auto straight to the
+    # interior-point method; the rule is switched off to test the budget behind it
+    monkeypatch.setattr(solve_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
     rng = np.random.default_rng(0)
     n, d = 500, 100
     y = np.repeat([1.0, -1.0], n // 2)

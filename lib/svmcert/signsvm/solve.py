@@ -1,13 +1,19 @@
 """The front door: ``solve(X, y, lam, sign)`` picks a certified solver for the sign-constrained SVM.
 
-``solver="auto"`` chooses from the problem's shape and lambda alone (deterministically, never from
-measured times):
+``solver="auto"`` chooses from the problem's shape, lambda and the typical squared norm of its rows
+(deterministically, never from measured times):
 
 - lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method (:mod:`.interior_point`). There dual
   coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
   ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
   10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
   does not depend on lambda.
+- where the interior-point method runs its compiled iteration (a small dense problem,
+  :func:`.interior_point.uses_compiled_iteration`) and the mean squared norm of the rows over
+  lam n is at least AUTO_IPM_ABOVE_SCALED_NORM: the interior-point method too. That ratio,
+  liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its box: where it
+  is large many alphas are free and coupled, and coordinate ascent slows down
+  (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
   within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
   never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
@@ -46,13 +52,27 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "AUTO_IPM_BELOW_LAM_N",
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "row_norm_scale",
+           "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM",
            "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
 
 AUTO_IPM_BELOW_LAM_N = 0.1
 """Below this lam n, ``auto`` goes straight to the interior-point method."""
+AUTO_IPM_ABOVE_SCALED_NORM = 2.0
+"""From this mean ||x_i||^2 / (lam n) on (:func:`row_norm_scale`), ``auto`` goes straight to the
+interior-point method where that method runs its compiled iteration. In the run of
+``benchmarks/auto_plan.py`` before the rule (seven LIBSVM sets, free, nonnegative and mixed signs,
+lam n from 0.1 to 1000, BLAS on one thread), coordinate ascent alone was slower than the
+interior-point method alone in 35 of the 39 cells at or above 2 (in the other four, heart and
+sonar with nonnegative signs at lam n = 1, sonar and svmguide1 nonnegative at 0.1, it took 0.61
+to 0.79 of the interior-point time), and the plan with the budget spent 0.24-2.5 ms of coordinate
+ascent there before switching; below 2 coordinate ascent was the faster in 53 of 66 cells. Run
+before and after in one session: those 39 cells took 1.18-2.74 times less time, the 105
+small-set cells 119 ms in all instead of 148 (the faster method alone in every cell: 105 ms), and
+auto / oracle over the 120 cells with MNIST-5k went from 1.29 to 1.15 in geometric mean (at most
+2.51 instead of 3.04)."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
@@ -98,8 +118,12 @@ def ipm_seconds(n: int, d: int, sparse: bool = False) -> float:
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
 
 
-def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False) -> tuple[str, int]:
+def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
+              row_norm: float | None = None) -> tuple[str, int]:
     """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
+
+    ``row_norm``: the rows' typical squared norm (:func:`row_norm_scale`); None leaves the rule
+    on it out (the plan of shape and lambda alone).
 
     Returns
     -------
@@ -116,10 +140,34 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False) -> tup
     >>> plan, work = auto_plan(5000, 784, 760000, 1.0 / 5000)
     >>> plan, work > 100 * 760000
     ('dual-coordinate', True)
+    >>> auto_plan(1000, 60, 60000, 1.0 / 1000, row_norm=30.0)     # splice at lam n = 1
+    ('interior-point', 0)
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
+    if (row_norm is not None and uses_compiled_iteration(n, d, sparse)
+            and row_norm >= AUTO_IPM_ABOVE_SCALED_NORM * lam * n):
+        return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK))
+
+
+def row_norm_scale(X) -> float:
+    """The mean squared norm of the rows, ||X||_F^2 / n: the statistic of ``auto``'s rule
+    AUTO_IPM_ABOVE_SCALED_NORM (one product of X's entries with themselves, a few microseconds on
+    the problems the rule concerns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert.signsvm.solve import row_norm_scale
+    >>> row_norm_scale(np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]]))
+    10.0
+    """
+    if hasattr(X, "multiply"):
+        data = X.data
+    else:
+        data = X.ravel(order="K")
+    return float(data @ data) / X.shape[0]
 
 
 def auto_work_options(n: int, d: int, lam: float, sparse: bool = False) -> dict:
@@ -255,7 +303,8 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
-    plan, work = auto_plan(n, d, 0, p.lam, p.sparse)
+    plan, work = auto_plan(n, d, 0, p.lam, p.sparse,
+                           row_norm_scale(p.X) if uses_compiled_iteration(n, d, p.sparse) else None)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
