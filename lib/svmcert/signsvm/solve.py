@@ -208,9 +208,11 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     sign : array of shape (d,), optional
         Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
-        ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, otherwise
-        coordinate ascent within a budget of work (or until its rate shows it would not finish
-        within it) and the interior-point method if it has not certified ``tol`` by then. ``"frank-wolfe"`` is the paper's Algorithm 1.
+        ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and on a small
+        dense problem whose rows' mean squared norm is at least AUTO_IPM_ABOVE_SCALED_NORM lam n;
+        otherwise coordinate ascent within a budget of work (or until its rate shows it would not
+        finish within it) and the interior-point method if it has not certified ``tol`` by then.
+        ``"frank-wolfe"`` is the paper's Algorithm 1.
     tol : float, default 1e-6
         Relative duality gap (P(w) - D(alpha)) / P(w) at which to stop; by eq. (10) it bounds the
         relative primal error.
