@@ -186,11 +186,11 @@ def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0)
     is <= target (its seconds and the passes made so far are not recorded per round, so only
     seconds)."""
     from svmcert import signsvm
-    from svmcert.signsvm.solve import auto_plan, auto_work_options
+    from svmcert.signsvm.solve import auto_plan, auto_work_options, row_norm_scale
 
     n, d = X.shape
     lam = lam_n / n
-    plan, work = auto_plan(n, d, int(np.count_nonzero(X)), lam)
+    plan, work = auto_plan(n, d, int(np.count_nonzero(X)), lam, row_norm=row_norm_scale(X))
     auto = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
     dca = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate", max_epochs=100000),
                 repeat, budget)
