@@ -5,9 +5,9 @@ No test measures time: budgets are checked through the work the solvers report (
 iterations, polishing flops, least-squares solves) and time limits only through what a run
 returns (``converged=False``, the warning, a certificate that still holds)."""
 
+import importlib
 import warnings
 
-import importlib
 import numpy as np
 import pytest
 from scipy.optimize import lsq_linear
@@ -16,8 +16,9 @@ from svmcert import signsvm
 from svmcert.reference import solve_primal_cvxpy
 from svmcert.signsvm.active_set import iteration_flops, polish_active_set
 from svmcert.signsvm.bounded_lsq import bvls
-solve_module = importlib.import_module("svmcert.signsvm.solve")     # the module (signsvm.solve is the function)
 from svmcert.signsvm.solve import AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_BELOW_LAM_N, auto_plan, row_norm_scale
+
+solve_module = importlib.import_module("svmcert.signsvm.solve")   # the module (signsvm.solve is the function)
 
 
 def _gaussian_classes(n, d, seed=0):

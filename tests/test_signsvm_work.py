@@ -17,10 +17,10 @@ from svmcert.signsvm._normal_equations import weighted_gram
 from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
 from svmcert.signsvm.coordinate_ascent import dca_options
 from svmcert.signsvm.shrinking_rounds import extended_limit, predicted_work
-solve_module = importlib.import_module("svmcert.signsvm.solve")     # the module (signsvm.solve is the function)
 from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
 ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
+solve_module = importlib.import_module("svmcert.signsvm.solve")           # the module, not the function
 
 
 def _problem(seed, n, d, density=0.7):

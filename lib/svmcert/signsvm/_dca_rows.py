@@ -12,24 +12,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .problem import INDEX_DTYPE
+
 __all__ = ["row_layout", "scaled_csr", "dense_rows", "csr_indices", "INDEX_DTYPE"]
 
-INDEX_DTYPE = np.int32
-"""The passes' column-index type. A full pass over MNIST-5k's rows (755 000 nonzeros, free signs,
-at a fitted point, one thread) took 1.20 ms with 32-bit indices against 1.66 ms with 64-bit ones;
-the arithmetic is the same, so the trajectory is the same bit for bit."""
-
-
 def csr_indices(indices) -> np.ndarray:
-    """A CSR matrix's column indices as INDEX_DTYPE (no copy when they already are: scipy stores
-    int32 unless the matrix is too large for it). Raises ValueError when a column index does not
-    fit in 32 bits."""
-    if indices.dtype == INDEX_DTYPE:
-        return indices
-    if indices.size and int(indices.max()) > np.iinfo(INDEX_DTYPE).max:
-        raise ValueError(f"X: expected fewer than {np.iinfo(INDEX_DTYPE).max} columns, got a column index "
-                         f"{int(indices.max())}")
-    return indices.astype(INDEX_DTYPE)
+    """A validated CSR matrix's column indices as INDEX_DTYPE (:data:`.problem.INDEX_DTYPE`; the
+    door checks that they fit): scipy's own array when it already is int32, as it is unless the
+    matrix is too large for it."""
+    return indices if indices.dtype == INDEX_DTYPE else indices.astype(INDEX_DTYPE)
 
 
 @njit(cache=True, nogil=True)

@@ -186,12 +186,13 @@ def row_norm_scale(X) -> float:
     return float(data @ data) / X.shape[0]
 
 
-def auto_work_options(n: int, d: int, lam: float, sparse: bool = False, nnz: int = 0) -> dict:
+def auto_work_options(n: int, d: int, lam: float, sparse: bool = False, nnz: int | None = None) -> dict:
     """The work options of :func:`.coordinate_ascent.dca_options` that ``auto`` gives coordinate
     ascent where :func:`auto_plan` runs it first: its budget (``max_work``), the predicted need at
     which it gives up (``give_up_work``: the interior-point method's estimated time, in units of
     work) and how far past the budget it may go (``extra_work``: AUTO_DCA_EXTRA of that estimate).
-    ``nnz``: X's nonzeros, which the estimate uses for a sparse X (:func:`ipm_seconds`).
+    ``nnz``: X's nonzeros, which the estimate uses for a sparse X (:func:`ipm_seconds`; None: the
+    dense model).
 
     Examples
     --------
