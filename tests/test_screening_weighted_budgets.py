@@ -133,3 +133,30 @@ def test_a_time_limit_ends_the_fit_with_a_valid_certificate():
     assert res.gap == pytest.approx(ws.duality_gap(res.alpha, K, y, lam, w), rel=1e-9, abs=1e-15)
     with pytest.raises(ValueError, match="time_limit"):
         ws.fit_weighted_svm(K, y, lam, w, time_limit=0.0)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (1, 1), (7, 5), (8, 8), (9, 13), (17, 0), (31, 40)])
+def test_compiled_matvec_sums_each_row_left_to_right(shape):
+    """Eight rows summed side by side must not change any row's sum: each equals the plain
+    left-to-right sum bit for bit, whatever n mod 8 (the rows past the last block of eight too)."""
+    from svmcert._compiled import matvec_compiled
+
+    rng = np.random.default_rng(sum(shape))
+    K = rng.standard_normal(shape) * 10.0 ** rng.integers(-8, 8, size=shape)   # rounding that order shows
+    v = rng.standard_normal(shape[1])
+    expected = np.zeros(shape[0])
+    for i in range(shape[0]):
+        acc = 0.0
+        for j in range(shape[1]):
+            acc += K[i, j] * v[j]
+        expected[i] = acc
+    assert np.array_equal(matvec_compiled(K, v), expected)
+
+
+def test_margins_at_the_zero_dual_point_are_exact_zeros_without_a_product():
+    from svmcert.screening.weighted_problem import margins_from_dual
+
+    K, y, w = _rbf_problem(2, 30)
+    m = margins_from_dual(np.zeros(30), K, y, 1e-2, w)
+    assert np.array_equal(m, y * np.zeros(30) / 1e-2)             # the same signed zeros as y * (K @ 0) / lam
+    assert np.array_equal(np.signbit(m), np.signbit(y * (K @ np.zeros(30)) / 1e-2))

@@ -100,9 +100,13 @@ def check_dual_point(alpha, n, loss, name="alpha"):
 
 def margins_from_dual(alpha, K, y, lam, w):
     """:func:`margins` for arguments already validated (:func:`check_weighted_problem`): the compiled
-    matrix-vector product when K is a C-contiguous float64 array."""
+    matrix-vector product when K is a C-contiguous float64 array; no product at all when
+    y * w * alpha is zero (the usual start: K is finite, so K @ 0 is exactly 0)."""
     v = y * w * alpha
-    Kv = matvec_compiled(K, v) if K.flags.c_contiguous and K.dtype == np.float64 else K @ v
+    if not v.any():
+        Kv = np.zeros(K.shape[0])
+    else:
+        Kv = matvec_compiled(K, v) if K.flags.c_contiguous and K.dtype == np.float64 else K @ v
     return y * Kv / lam
 
 
