@@ -224,10 +224,13 @@ def test_dense_rows_is_scaled_csr_and_row_layout_bit_for_bit(seed, n, d, density
     X[seed % n] = 0.0                              # an empty row
     scale = y / (1.0 + seed % 7)
     two_step = scaled_csr(X, scale) + row_layout(*scaled_csr(X, scale), sign)
-    fused = dense_rows(X, scale, sign)
-    assert len(fused) == 6
-    for a, b in zip(two_step, fused):
-        assert a.dtype == b.dtype and np.array_equal(a, b)
+    from svmcert.signsvm._dca_rows import _dense_rows_one_scan, _dense_rows_two_scans
+
+    for build in (dense_rows, _dense_rows_one_scan, _dense_rows_two_scans):   # both paths of dense_rows
+        fused = build(X, scale, sign)
+        assert len(fused) == 6
+        for a, b in zip(two_step, fused):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("seed", range(4))
