@@ -160,3 +160,20 @@ def test_margins_at_the_zero_dual_point_are_exact_zeros_without_a_product():
     m = margins_from_dual(np.zeros(30), K, y, 1e-2, w)
     assert np.array_equal(m, y * np.zeros(30) / 1e-2)             # the same signed zeros as y * (K @ 0) / lam
     assert np.array_equal(np.signbit(m), np.signbit(y * (K @ np.zeros(30)) / 1e-2))
+
+
+def test_a_plateau_on_the_low_rank_factor_hands_over_to_k_and_certifies():
+    """Cyclic epochs on the factor of a linear kernel can plateau far above tol (here near 1e-5
+    relative gap from about epoch 900 on); the run must then go on on K, whose Newton steps
+    certify, instead of spending max_epochs on the factor and stopping uncertified."""
+    from svmcert.screening.weighted_svm import FACTOR_STALL_EPOCHS
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    w = rng.uniform(0.5, 1.5, 60) / 60
+    res = ws.fit_weighted_svm(X @ X.T, y, 1e-3, w, tol=1e-8)
+    assert res.converged and res.gap <= 1e-8 * res.primal
+    assert res.n_iter < 10000 - FACTOR_STALL_EPOCHS                  # it left the factor well before the cap
+    on_k = ws.fit_weighted_svm(X @ X.T, y, 1e-3, w, tol=1e-8, low_rank=False)
+    assert abs(res.primal - on_k.primal) <= 1e-8 * on_k.primal + (on_k.primal - on_k.dual)
