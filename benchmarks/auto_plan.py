@@ -58,7 +58,7 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     sign = common.sign_pattern(pattern, data, d)
     lam = lam_n / n
     row_norm = solve_module.row_norm_scale(X)
-    plan, budget = solve_module.auto_plan(n, d, nnz, lam, row_norm=row_norm)
+    plan, budget = solve_module.auto_plan(n, d, nnz, lam, row_norm=row_norm, constrained=bool(np.any(sign != 0)))
     auto = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
     dca = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=TOL,
                                              max_epochs=DCA_PASSES), repeat=repeat)

@@ -16,7 +16,8 @@ from svmcert import signsvm
 from svmcert.reference import solve_primal_cvxpy
 from svmcert.signsvm.active_set import iteration_flops, polish_active_set
 from svmcert.signsvm.bounded_lsq import bvls
-from svmcert.signsvm.solve import AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_BELOW_LAM_N, auto_plan, row_norm_scale
+from svmcert.signsvm.solve import (AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_BELOW_LAM_N,
+                                   auto_plan, row_norm_scale)
 
 solve_module = importlib.import_module("svmcert.signsvm.solve")   # the module (signsvm.solve is the function)
 
@@ -103,6 +104,27 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
     assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "interior-point"
     assert auto_plan(500, 100, X.size, lam, row_norm=np.nextafter(edge, 0))[0] == "dual-coordinate"
     assert auto_plan(500, 100, X.size, lam)[0] == "dual-coordinate"          # statistic not given
+
+
+def test_sign_constraints_lower_the_rows_threshold_for_the_interior_point_method():
+    # rows with mean ||x||^2 = 1.6 lam n: between the constrained threshold (1.25) and the free
+    # one (2), so a sign-constrained problem runs the interior-point method alone and the free
+    # one starts with coordinate ascent; both certify
+    assert AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED < 1.6 < AUTO_IPM_ABOVE_SCALED_NORM
+    X, y = _gaussian_classes(500, 100)
+    lam = 1.0 / 500
+    X = X * np.sqrt(1.6 * lam * 500 / row_norm_scale(X))
+    assert row_norm_scale(X) == pytest.approx(1.6 * lam * 500)
+    sign = np.where(np.arange(100) % 2 == 0, 1.0, 0.0)
+    constrained = signsvm.solve(X, y, lam, sign)
+    assert constrained.history["method"] == ["interior-point"] and constrained.converged
+    _check_certificate(constrained, X, y, lam, sign)
+    free = signsvm.solve(X, y, lam)
+    assert free.history["method"][0] == "dual-coordinate" and free.converged
+    edge = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED * lam * 500
+    assert auto_plan(500, 100, X.size, lam, row_norm=edge, constrained=True)[0] == "interior-point"
+    assert auto_plan(500, 100, X.size, lam, row_norm=np.nextafter(edge, 0), constrained=True)[0] == "dual-coordinate"
+    assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "dual-coordinate"
 
 
 def test_row_norm_scale_is_the_mean_squared_row_norm_in_any_layout():

@@ -190,7 +190,8 @@ def breakdown(X, y, lam_n, sign, *, target=None, tol=1e-6, repeat=3, budget=5.0)
 
     n, d = X.shape
     lam = lam_n / n
-    plan, work = auto_plan(n, d, int(np.count_nonzero(X)), lam, row_norm=row_norm_scale(X))
+    plan, work = auto_plan(n, d, int(np.count_nonzero(X)), lam, row_norm=row_norm_scale(X),
+                           constrained=bool(np.any(np.asarray(sign) != 0)))
     auto = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
     dca = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol, solver="dual-coordinate", max_epochs=100000),
                 repeat, budget)

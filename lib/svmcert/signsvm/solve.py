@@ -73,6 +73,16 @@ before and after in one session: those 39 cells took 1.18-2.74 times less time, 
 small-set cells 119 ms in all instead of 148 (the faster method alone in every cell: 105 ms), and
 auto / oracle over the 120 cells with MNIST-5k went from 1.29 to 1.15 in geometric mean (at most
 2.51 instead of 3.04)."""
+AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED = 1.25
+"""AUTO_IPM_ABOVE_SCALED_NORM for a problem with sign constraints (any sign_h != 0), whose rows cost
+coordinate ascent 1.5-2.5 times a free row's pass (``_dca_kernel.CONSTRAINED_ROW_WORK``) and take
+more passes. In ``benchmarks/results/auto_plan.csv`` (nonnegative and mixed signs) the
+interior-point method alone was the faster method, or within 2% of it, in all four cells with
+mean ||x_i||^2 / (lam n) between 1.25 and 2 (ionosphere at lam n = 10: 1.35, breast-cancer at
+lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budget first and took
+1.54-1.71 times as long (timed side by side in one session); at 1.18 (sonar at lam n = 10)
+coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
+threshold sits between the two. The free pattern keeps 2.0."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
@@ -132,11 +142,12 @@ def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) ->
 
 
 def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
-              row_norm: float | None = None) -> tuple[str, int]:
+              row_norm: float | None = None, constrained: bool = False) -> tuple[str, int]:
     """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
 
     ``row_norm``: the rows' typical squared norm (:func:`row_norm_scale`); None leaves the rule
-    on it out (the plan of shape and lambda alone). ``nnz`` enters the interior-point method's
+    on it out (the plan of shape and lambda alone). ``constrained``: the problem has sign
+    constraints, which lowers that rule's threshold to AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED. ``nnz`` enters the interior-point method's
     time model, and with it the budget, only for a sparse X (:func:`ipm_seconds`).
 
     Returns
@@ -157,11 +168,15 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     ('dual-coordinate', True)
     >>> auto_plan(1000, 60, 60000, 1.0 / 1000, row_norm=30.0)     # splice at lam n = 1
     ('interior-point', 0)
+    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5)[0]                 # 1.35 lam n, free
+    'dual-coordinate'
+    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5, constrained=True)[0]
+    'interior-point'
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
     if (row_norm is not None and uses_compiled_iteration(n, d, sparse)
-            and row_norm >= AUTO_IPM_ABOVE_SCALED_NORM * lam * n):
+            and row_norm >= (AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM) * lam * n):
         return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
                                          / DCA_SEC_PER_WORK))
@@ -325,7 +340,8 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
     plan, work = auto_plan(n, d, nnz, p.lam, p.sparse,
-                           row_norm_scale(p.X) if uses_compiled_iteration(n, d, p.sparse) else None)
+                           row_norm_scale(p.X) if uses_compiled_iteration(n, d, p.sparse) else None,
+                           constrained=bool(np.any(p.sign != 0.0)))
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
