@@ -224,3 +224,38 @@ def test_estimator_accepts_the_interior_point_method():
     b = signsvm.SignConstrainedSVC(sign_constraints=sign, lam=1e-5, tol=1e-9).fit(X, y)
     assert a.result_.converged and b.result_.converged
     assert abs(a.result_.primal - b.result_.primal) <= a.result_.gap + b.result_.gap
+
+
+@pytest.mark.parametrize("lam_n, max_iter", [(0.01, 12), (1.0, 8)])
+def test_an_interior_point_run_stopped_short_is_finished_by_crossover(lam_n, max_iter):
+    # the iteration cap stops the interior-point method at a relative gap of about 1e-2 to 1e-3;
+    # the exact solve on the sets its margins identify must then certify 1e-10, and the answer
+    # must agree with cvxpy's optimum within that certificate
+    rng = np.random.default_rng(5)
+    n, d = 120, 300
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    sign = np.where(np.arange(d) % 3 == 0, 1.0, 0.0)
+    lam = lam_n / n
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", signsvm.ConvergenceWarning)     # certified: no warning
+        res = signsvm.interior_point(X, y, lam, sign, tol=1e-10, max_iter=max_iter)
+    assert res.converged and res.n_iter == max_iter and res.gap <= 1e-10 * res.primal
+    assert res.history["crossover"]["outcome"] == "certified"
+    P, D = _check_certificate(res, X, y, lam, sign)
+    ref = solve_primal_cvxpy(X, y, lam, sign)
+    assert D <= ref.value * (1 + 1e-8) and P - ref.value <= res.gap + 1e-8 * ref.value
+
+
+def test_a_crossover_from_a_poor_iterate_is_refused_and_the_run_says_so():
+    # after 6 iterations the margins do not yet identify the sets: the active-set iterations
+    # wander and the run keeps its interior-point certificate, uncertified, with a warning
+    rng = np.random.default_rng(5)
+    n, d = 120, 300
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    sign = np.where(np.arange(d) % 3 == 0, 1.0, 0.0)
+    with pytest.warns(signsvm.ConvergenceWarning, match="max_iter=6"):
+        res = signsvm.interior_point(X, y, 0.01 / n, sign, tol=1e-10, max_iter=6)
+    assert not res.converged and "crossover" not in res.history
+    _check_certificate(res, X, y, 0.01 / n, sign)

@@ -27,7 +27,11 @@ Every iteration is certified exactly as the dual solvers are: alpha clipped to [
 point, the iterate's w (kept strictly feasible, sign_h w_h > 0) and w(alpha) = Pi_S(Z^T alpha /
 (lam n)) are primal points, and the smaller of P(w), P(w(alpha)) minus D(alpha) bounds the
 primal error (eq. 10). The run stops when that relative gap is below ``tol``; nothing the
-interior-point method believes about its own convergence is used.
+interior-point method believes about its own convergence is used. A run that stops short of
+``tol`` (a stall, a failed factorisation, the iteration cap) is finished, where it can be, by a
+crossover (:func:`crossover`): the samples' margins at the best iterate pick the sets, an exact
+active-set solve on them gives a vertex of the dual, and that answer too is kept only if its
+own certificate meets ``tol`` (``history["crossover"]`` then records it).
 
 With per-sample weights s (``svmcert.signsvm.problem``) the slacks cost sum_i s_i xi_i, stationarity in xi
 gives alpha + beta = s and the box is [0, s]; samples with s_i = 0 are left out of the Newton
@@ -164,7 +168,9 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
         The best certified pair met: ``alpha`` in [0, 1]^n, ``w`` sign-feasible (the iterate's w or
         w(alpha), whichever has the smaller primal value), ``gap`` = P(w) - D(alpha). Stopping at
         ``max_iter`` or ``time_limit`` first warns (:class:`ConvergenceWarning`) and sets
-        ``converged=False``.
+        ``converged=False``, unless (not at ``time_limit``) the crossover certifies ``tol``: then
+        the crossover's pair is returned, ``converged=True`` and ``history["crossover"]`` holds
+        its statistics.
 
     Notes
     -----
@@ -309,12 +315,59 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         w[C] = sg * np.maximum(sg * w[C], np.finfo(float).tiny)   # keep the iterate in S exactly
         it += 1
         t_iter = time.perf_counter() - t0
+    out_hist = hist if record_history else {}
+    if not converged and not reason.startswith("time_limit") and deadline.allows(t_iter):
+        crossed = crossover(Z, lam, sign, best_alpha, best_w, best, tol, weights, n * d * min(n, d))
+        if crossed is not None:
+            alpha_x, cert_x, stats = crossed
+            out_hist["crossover"] = stats
+            if record_history:
+                hist.add(cert_x, time.perf_counter())
+            return SolverResult(w=cert_x.w, alpha=alpha_x, primal=cert_x.primal, dual=cert_x.dual, gap=cert_x.gap,
+                                n_iter=it, converged=True, history=out_hist)
     if not converged:
         warnings.warn(f"interior_point: stopped at {reason} with relative gap "
                       f"{best.gap / max(best.primal, np.finfo(float).tiny):.3g} > tol={tol:g}",
                       ConvergenceWarning, stacklevel=3)
     return SolverResult(w=best_w, alpha=best_alpha, primal=best.primal, dual=best.dual, gap=best.gap,
-                        n_iter=it, converged=converged, history=hist if record_history else {})
+                        n_iter=it, converged=converged, history=out_hist)
+
+
+CROSSOVER_FLOPS = 4.0
+"""Work budget of :func:`crossover`'s active-set iterations, in units of n d min(n, d) (about what
+forming one interior-point normal matrix costs)."""
+
+
+def crossover(Z, lam, sign, alpha, w, cert, tol, weights, unit_flops):
+    """Finish an interior-point run that stopped short of ``tol`` (a stall, a failed factorisation
+    or the iteration cap) by one exact solve on the sets its iterate identifies.
+
+    An interior-point iterate keeps every alpha_i strictly inside its box, so its own sets say
+    nothing; its margins do. Each sample with margin z_i = y_i <x_i, w> above 1 + delta gets
+    alpha_i = 0, below 1 - delta the upper bound, and the rest keep their value (delta =
+    sqrt(relative gap), kept in [1e-8, 1e-3]); primal-dual active-set iterations
+    (:func:`.active_set.polish_active_set`) then solve the problem on those sets exactly, and the
+    answer is accepted only through its own duality-gap certificate. On 400 rows of MNIST-5k
+    (d = 784) at lam n = 0.01 and tol = 1e-9, where the interior-point method stalled at relative
+    gaps of 1.1e-9 to 3.6e-8, one iteration certified 3e-15 to 7e-14 (for any delta from 1e-7 to
+    1e-3). Returns (alpha, certificate, stats) or None.
+    """
+    from .active_set import polish_active_set
+
+    n = Z.shape[0]
+    rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
+    delta = min(1e-3, max(1e-8, float(np.sqrt(max(rel, 0.0)))))
+    box = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    z = Z @ w
+    a = np.array(alpha, dtype=float)
+    a[z > 1.0 + delta] = 0.0
+    a[z < 1.0 - delta] = box[z < 1.0 - delta]
+    stats = {"delta": delta}
+    out = polish_active_set(Z, lam, sign, a, Z.T @ a / (lam * n), tol, max_flops=CROSSOVER_FLOPS * unit_flops,
+                            stats=stats, upper=weights)
+    if out is None or not out[1].relative_gap_below(tol):
+        return None
+    return out[0], out[1], stats
 
 
 def _without_pinned_samples(p: SignSVMProblem, tol, max_iter, time_limit, record_history, start) -> SolverResult:
