@@ -58,7 +58,7 @@ from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
 from .result import Certificate, History, SolverResult, certificate, hinge_risk
 
-__all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "IPM_MAX_ITER"]
+__all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "crossover", "IPM_MAX_ITER", "CROSSOVER_FLOPS"]
 
 IPM_MAX_ITER = 200
 """Default cap on Newton iterations. Measured on the 224-cell grid of
@@ -351,6 +351,16 @@ def crossover(Z, lam, sign, alpha, w, cert, tol, weights, unit_flops):
     (d = 784) at lam n = 0.01 and tol = 1e-9, where the interior-point method stalled at relative
     gaps of 1.1e-9 to 3.6e-8, one iteration certified 3e-15 to 7e-14 (for any delta from 1e-7 to
     1e-3). Returns (alpha, certificate, stats) or None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmcert import signsvm
+    >>> rng = np.random.default_rng(5)
+    >>> X = rng.standard_normal((120, 300)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> res = signsvm.interior_point(X, y, 1.0 / 120, tol=1e-10, max_iter=8)   # capped short of 1e-10
+    >>> bool(res.converged and res.gap <= 1e-10 * res.primal), res.history["crossover"]["outcome"]
+    (True, 'certified')
     """
     from .active_set import polish_active_set
 
