@@ -263,3 +263,20 @@ def test_the_sparse_time_model_counts_pairs_of_entries_not_n_d_squared():
     assert ipm_seconds(n, d, False, nnz) == ipm_seconds(n, d, False)
     budget = auto_plan(n, d, nnz, 1.0 / n, True)[1]
     assert budget == int(est / DCA_SEC_PER_WORK) < int(ipm_seconds(n, d, True) / DCA_SEC_PER_WORK)
+
+
+def test_dense_rows_falls_back_to_two_scans_when_the_buffers_are_refused(monkeypatch):
+    # a system that will not grant the one scan's room for every entry (MemoryError) gets the
+    # two-scan build, the same arrays
+    from svmcert.signsvm import _dca_rows
+
+    X, y, sign = _problem(3, 40, 7, 0.4)
+    expected = _dca_rows.dense_rows(X, y, sign)
+
+    def refuse(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(_dca_rows, "_dense_rows_one_scan", refuse)
+    got = _dca_rows.dense_rows(X, y, sign)
+    for a, b in zip(expected, got):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -78,19 +78,21 @@ nonzero X (only the pages it writes are ever touched; their address space is 20 
 4.2 ms against 5.0 ms for two, on svmguide1 24 against 47 us (one thread)."""
 
 
-@njit(cache=True, nogil=True)
 def dense_rows(X, scale, sign):
     """:func:`scaled_csr` of a dense X and its :func:`row_layout` in one call: (indptr, indices,
     values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order).
 
     Up to ONE_SCAN_MAX_ENTRIES entries, one scan of X fills the rows, their squared norms and the
-    constrained positions (:func:`_dense_rows_one_scan`); above, one scan counts each row's
-    nonzeros and constrained nonzeros and one more fills them. Separately, :func:`row_layout`
-    reads the CSR a third time: on MNIST-5k (19% nonzeros) that pass cost about a third as much
-    as building the CSR."""
+    constrained positions (:func:`_dense_rows_one_scan`); above, or where the system refuses the
+    one scan's buffers (MemoryError), one scan counts each row's nonzeros and constrained
+    nonzeros and one more fills them. Separately, :func:`row_layout` reads the CSR a third time:
+    on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
     n, d = X.shape
     if n * d <= ONE_SCAN_MAX_ENTRIES:
-        return _dense_rows_one_scan(X, scale, sign)
+        try:
+            return _dense_rows_one_scan(X, scale, sign)
+        except MemoryError:         # room for every entry is more than the system grants
+            pass
     return _dense_rows_two_scans(X, scale, sign)
 
 
