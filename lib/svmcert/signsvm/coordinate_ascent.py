@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from .._validation import check_iterations, check_positive, check_vector
 from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows
+from .bound_start import all_at_bound
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from .result import History, SolverResult, certificate
@@ -161,6 +162,11 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         ``converged=False``.
     seed : int
         Seeds the order of coordinates.
+    alpha0 : array of shape (n,), optional
+        A dual point to start from (clipped to the box). Default: every alpha_i at its upper
+        bound when that point is optimal, which happens exactly when lam n is at least
+        lam_max n = max_i y_i <x_i, Pi_S(Z^T u)> (``svmcert.signsvm.bound_start``; the run then
+        certifies it without a pass), and alpha = 0 otherwise.
     engine : {"numba", "numpy"}
         ``"numba"``: compiled passes (``svmcert.signsvm._dca_kernel``); ``"numpy"``:
         ``coordinate_step`` in a Python loop, the tested reference, much slower, plain passes only.
@@ -236,8 +242,14 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
             indptr, indices, values, *layout = dense_rows(np.ascontiguousarray(p.X), p.y / lam_n, sign)
             layout = tuple(layout)
     Z = _rows(p, None if engine == "numpy" else (indptr, indices, values))
-    alpha = np.zeros(n) if alpha0 is None else np.clip(alpha0, 0.0, upper)
-    omega = np.zeros(p.d) if alpha0 is None else Z.T @ alpha / lam_n
+    if alpha0 is None:                      # every sample at its bound where that is optimal, else 0
+        at_bound, omega = all_at_bound(indptr, indices, values, np.ascontiguousarray(upper, dtype=float), lam_n, sign)
+        alpha = upper.astype(float, copy=True) if at_bound else np.zeros(n)
+        if not at_bound:
+            omega = np.zeros(p.d)
+    else:
+        alpha = np.clip(alpha0, 0.0, upper)
+        omega = Z.T @ alpha / lam_n
     if engine == "numba":
         if opts.shrinking:
             return _shrinking_loop(p, opts, alpha, omega, _State(Z, (indptr, indices, values), layout, hist, deadline))
