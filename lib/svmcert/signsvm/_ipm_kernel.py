@@ -70,7 +70,10 @@ def _cho_solve_lower(L, r):
 
 @njit(cache=True, nogil=True, inline="always")
 def _step_bound(v, dv, step):
-    if dv < 0.0 and -v > step * dv:
+    """The step shortened so that v + step dv stays >= 0 (v >= 0). One test, v + step dv < 0,
+    which holds only where dv < 0 and equals -v > step dv (a rounded sum has its exact sign):
+    rarely true once the step has shrunk, so well predicted, unlike a test of dv's sign."""
+    if v + step * dv < 0.0:
         return min(step, -v / dv)
     return step
 
@@ -78,7 +81,7 @@ def _step_bound(v, dv, step):
 @njit(cache=True, nogil=True, inline="always")
 def _step_bound_scaled(inv_v, dv, step):
     """:func:`_step_bound` for v = 1 / inv_v: -v / dv = -1 / (inv_v dv)."""
-    if dv < 0.0 and -1.0 > step * dv * inv_v:
+    if 1.0 + step * dv * inv_v < 0.0:
         return min(step, -1.0 / (dv * inv_v))
     return step
 
