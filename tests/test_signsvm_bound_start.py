@@ -78,9 +78,10 @@ def test_below_lam_max_the_bound_is_not_taken_and_the_run_still_certifies(seed, 
     indptr = np.arange(n + 1) * d                     # dense rows of Z / (lam n) as CSR
     indices = np.tile(np.arange(d), n)
     values = (X * y[:, None]).ravel() / (lam * n)
-    at_bound, omega = all_at_bound(indptr, indices, values, u, lam * n, sign)
-    assert not at_bound
-    np.testing.assert_allclose(omega, (X * y[:, None]).T @ u / (lam * n), rtol=1e-12, atol=1e-12)
+    omega = (X * y[:, None]).T @ u / (lam * n)
+    assert not all_at_bound(indptr, indices, values, u, lam * n, sign, omega)
+    r = 0.999 / 1.001                                      # the same rows and omega at lam n = 1.001 top
+    assert all_at_bound(indptr, indices, values * r, u, lam * n / r, sign, omega * r)
     res = _dca(X, y, lam, sign, weights, tol=1e-8, max_epochs=100000)
     assert res.converged and res.n_iter > 0 and res.gap <= 1e-8 * res.primal
 

@@ -226,11 +226,16 @@ def test_dense_rows_is_scaled_csr_and_row_layout_bit_for_bit(seed, n, d, density
     two_step = scaled_csr(X, scale) + row_layout(*scaled_csr(X, scale), sign)
     from svmcert.signsvm._dca_rows import _dense_rows_one_scan, _dense_rows_two_scans
 
+    from svmcert.signsvm._signed_rows import csr_rmatvec
+
+    upper = np.random.default_rng(seed).uniform(0.0, 2.0, n)
+    omega_u = csr_rmatvec(*two_step[:3], upper, d)        # the product the scan folds in
     for build in (dense_rows, _dense_rows_one_scan, _dense_rows_two_scans):   # both paths of dense_rows
-        fused = build(X, scale, sign)
-        assert len(fused) == 6
-        for a, b in zip(two_step, fused):
+        fused = build(X, scale, sign, upper)
+        assert len(fused) == 7
+        for a, b in zip(two_step + (omega_u,), fused):
             assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert np.array_equal(dense_rows(X, scale, sign)[6], csr_rmatvec(*two_step[:3], np.ones(n), d))
 
 
 @pytest.mark.parametrize("seed", range(4))

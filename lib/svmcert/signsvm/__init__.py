@@ -31,8 +31,9 @@ from .coordinate_ascent import dual_coordinate_ascent  # noqa: E402
 from .estimator import SignConstrainedSVC  # noqa: E402
 from .interior_point import interior_point  # noqa: E402
 from .solve import SOLVERS, solve  # noqa: E402
+from .bound_start import lambda_max  # noqa: E402
 
-__all__ += ["dual_coordinate_ascent", "interior_point", "solve", "SOLVERS", "SignConstrainedSVC"]
+__all__ += ["dual_coordinate_ascent", "interior_point", "solve", "SOLVERS", "SignConstrainedSVC", "lambda_max"]
 from .bounds import curvature_bound, frank_wolfe_iteration_bound  # noqa: E402
 from .projected_gradient import project_ball, project_ball_sign, projected_gradient  # noqa: E402
 

@@ -78,9 +78,12 @@ nonzero X (only the pages it writes are ever touched; their address space is 20 
 4.2 ms against 5.0 ms for two, on svmguide1 24 against 47 us (one thread)."""
 
 
-def dense_rows(X, scale, sign):
+def dense_rows(X, scale, sign, upper=None):
     """:func:`scaled_csr` of a dense X and its :func:`row_layout` in one call: (indptr, indices,
-    values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order).
+    values, cptr, cpos, sq_norm), equal to theirs bit for bit (the same sums in the same order),
+    and omega_u = sum_i upper_i values_i (default upper: ones), summed as
+    ``_signed_rows.csr_rmatvec`` sums it (``bound_start.all_at_bound`` tests that point; folded
+    into the scan, it costs no pass of its own).
 
     Up to ONE_SCAN_MAX_ENTRIES entries, one scan of X fills the rows, their squared norms and the
     constrained positions (:func:`_dense_rows_one_scan`); above, or where the system refuses the
@@ -88,16 +91,17 @@ def dense_rows(X, scale, sign):
     nonzeros and one more fills them. Separately, :func:`row_layout` reads the CSR a third time:
     on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
     n, d = X.shape
+    upper = np.ones(n) if upper is None else np.ascontiguousarray(upper, dtype=np.float64)
     if n * d <= ONE_SCAN_MAX_ENTRIES:
         try:
-            return _dense_rows_one_scan(X, scale, sign)
+            return _dense_rows_one_scan(X, scale, sign, upper)
         except MemoryError:         # room for every entry is more than the system grants
             pass
-    return _dense_rows_two_scans(X, scale, sign)
+    return _dense_rows_two_scans(X, scale, sign, upper)
 
 
 @njit(cache=True, nogil=True)
-def _dense_rows_two_scans(X, scale, sign):
+def _dense_rows_two_scans(X, scale, sign, upper):
     """:func:`dense_rows` in two scans of X: count, allocate exactly, fill."""
     n, d = X.shape
     indptr = np.zeros(n + 1, np.int64)
@@ -115,15 +119,16 @@ def _dense_rows_two_scans(X, scale, sign):
     values = np.empty(indptr[n])
     cpos = np.empty(cptr[n], np.int64)
     sq_norm = np.zeros(n)
+    omega = np.zeros(d)
     for i in range(n):
-        _fill_row(X, i, scale[i], sign, indptr[i], cptr[i], indices, values, cpos, sq_norm)
-    return indptr, indices, values, cptr, cpos, sq_norm
+        _fill_row(X, i, scale[i], sign, indptr[i], cptr[i], indices, values, cpos, sq_norm, upper[i], omega)
+    return indptr, indices, values, cptr, cpos, sq_norm, omega
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fill_row(X, i, si, sign, k, c, indices, values, cpos, sq_norm):
+def _fill_row(X, i, si, sign, k, c, indices, values, cpos, sq_norm, ui, omega):
     """Row i of diag(scale) X from position k of (indices, values) and c of cpos, its squared norm
-    into sq_norm[i]; returns the next (k, c)."""
+    into sq_norm[i], and ui times the row added to omega; returns the next (k, c)."""
     acc = 0.0
     for h in range(X.shape[1]):
         x = X[i, h]
@@ -131,6 +136,7 @@ def _fill_row(X, i, si, sign, k, c, indices, values, cpos, sq_norm):
             v = si * x
             indices[k] = h
             values[k] = v
+            omega[h] += v * ui
             acc += v * v
             if sign[h] != 0.0:
                 cpos[c] = k
@@ -141,7 +147,7 @@ def _fill_row(X, i, si, sign, k, c, indices, values, cpos, sq_norm):
 
 
 @njit(cache=True, nogil=True)
-def _dense_rows_one_scan(X, scale, sign):
+def _dense_rows_one_scan(X, scale, sign, upper):
     """:func:`dense_rows` in one scan of X: the rows go into buffers with room for every entry
     (and every entry in a constrained column), returned as views of their filled part."""
     n, d = X.shape
@@ -155,10 +161,11 @@ def _dense_rows_one_scan(X, scale, sign):
     values = np.empty(n * d)
     cpos = np.empty(n * constrained, np.int64)
     sq_norm = np.zeros(n)
+    omega = np.zeros(d)
     k = 0
     c = 0
     for i in range(n):
-        k, c = _fill_row(X, i, scale[i], sign, k, c, indices, values, cpos, sq_norm)
+        k, c = _fill_row(X, i, scale[i], sign, k, c, indices, values, cpos, sq_norm, upper[i], omega)
         indptr[i + 1] = k
         cptr[i + 1] = c
-    return indptr, indices[:k], values[:k], cptr, cpos[:c], sq_norm
+    return indptr, indices[:k], values[:k], cptr, cpos[:c], sq_norm, omega

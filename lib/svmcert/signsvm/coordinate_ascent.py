@@ -26,7 +26,7 @@ import numpy as np
 from typing import NamedTuple
 
 from .._validation import check_iterations, check_positive, check_vector
-from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows
+from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows, csr_rmatvec
 from .bound_start import all_at_bound
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
@@ -228,7 +228,7 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
     hist["polish"] = []
     deadline = Deadline(opts.time_limit, start)
     record_history, engine = opts.record_history, opts.engine
-    layout = None
+    layout, omega_u = None, None
     if p.sparse:
         indptr, indices, values = _csr_sparse(p.X, p.y / lam_n)
     elif engine == "numpy":
@@ -239,14 +239,18 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
         if p.sparse:
             layout = row_layout(indptr, indices, values, sign)
         else:                                   # rows of Z / (lam n) and their layout, in one call
-            indptr, indices, values, *layout = dense_rows(np.ascontiguousarray(p.X), p.y / lam_n, sign)
+            indptr, indices, values, *layout, omega_u = dense_rows(np.ascontiguousarray(p.X), p.y / lam_n, sign,
+                                                                   upper)
             layout = tuple(layout)
     Z = _rows(p, None if engine == "numpy" else (indptr, indices, values))
     if alpha0 is None:                      # every sample at its bound where that is optimal, else 0
-        at_bound, omega = all_at_bound(indptr, indices, values, np.ascontiguousarray(upper, dtype=float), lam_n, sign)
-        alpha = upper.astype(float, copy=True) if at_bound else np.zeros(n)
-        if not at_bound:
-            omega = np.zeros(p.d)
+        u = np.ascontiguousarray(upper, dtype=np.float64)
+        if omega_u is None:
+            omega_u = csr_rmatvec(indptr, indices, values, u, p.d)
+        if all_at_bound(indptr, indices, values, u, lam_n, sign, omega_u):
+            alpha, omega = u.copy(), omega_u
+        else:
+            alpha, omega = np.zeros(n), np.zeros(p.d)
     else:
         alpha = np.clip(alpha0, 0.0, upper)
         omega = Z.T @ alpha / lam_n
