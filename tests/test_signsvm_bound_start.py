@@ -115,3 +115,24 @@ def test_the_default_start_gives_the_same_run_as_a_zero_start_below_lam_max():
 
 def test_lam_max_of_a_zero_box_is_zero():
     assert lam_max_n(np.eye(3), np.zeros(3), np.zeros(3)) == 0.0
+
+
+def test_lambda_max_is_the_threshold_of_the_public_solve_and_takes_sparse_input():
+    from scipy.sparse import csr_matrix
+
+    X, y, sign, weights = _problem(5, 80, 6, True)
+    top = signsvm.lambda_max(X, y, sign, sample_weight=weights)
+    assert top == pytest.approx(_lam_max_n(X, y, sign, weights) / 80, rel=1e-15)
+    assert signsvm.lambda_max(csr_matrix(X), y, sign, sample_weight=weights) == pytest.approx(top, rel=1e-12)
+    above = signsvm.solve(X, y, 1.01 * top, sign, sample_weight=weights)
+    below = signsvm.solve(X, y, 0.99 * top, sign, sample_weight=weights)
+    assert above.converged and above.n_iter == 0 and below.converged and below.n_iter > 0
+    assert not np.array_equal(below.alpha, weights)
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(sign=[2, 0, 0]), "sign"), (dict(sample_weight=[-1, 1, 1, 1]), "sample_weight")])
+def test_lambda_max_names_the_bad_argument(kwargs, name):
+    X = np.eye(4, 3)
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    with pytest.raises(ValueError, match=name):
+        signsvm.lambda_max(X, y, **kwargs)
