@@ -14,7 +14,7 @@ from numba import njit
 
 from .problem import INDEX_DTYPE
 
-__all__ = ["row_layout", "scaled_csr", "dense_rows", "csr_indices", "INDEX_DTYPE", "ONE_SCAN_MAX_ENTRIES"]
+__all__ = ["row_layout", "scaled_csr", "dense_rows", "csr_indices", "INDEX_DTYPE", "ONE_SCAN_MAX_BYTES"]
 
 def csr_indices(indices) -> np.ndarray:
     """A validated CSR matrix's column indices as INDEX_DTYPE (:data:`.problem.INDEX_DTYPE`; the
@@ -71,11 +71,17 @@ def scaled_csr(X, scale):
     return indptr, indices, values
 
 
-ONE_SCAN_MAX_ENTRIES = 2**27
-"""Largest n d for which :func:`dense_rows` reads X once, writing into buffers sized for a fully
-nonzero X (only the pages it writes are ever touched; their address space is 20 n d bytes at most,
-2.7 GB here); a larger X is read twice, counting first. On MNIST-5k (19% nonzeros) one scan took
-4.2 ms against 5.0 ms for two, on svmguide1 24 against 47 us (one thread)."""
+ONE_SCAN_MAX_BYTES = 48 * 2**20
+"""Largest room, in bytes, that :func:`dense_rows` reserves to read X once: 12 n d for the values
+and column indices of a fully nonzero X plus 8 n c for the positions of its c constrained columns
+(only the pages it writes are touched). A larger X is read twice, counting first, into buffers of
+the exact size. Below the limit one scan was 8-18% faster (d = 256, densities 0.2 and 1, up to
+2^21 entries; MNIST-5k with free signs, 47 MB: 20.4 against 21.1 ms a solve at lam n = 10) and
+neither build faulted a page. Above it glibc hands the freed room back to the system after each
+call (beyond its default trim threshold of 64 MB), so the next call faults every page it writes
+again: MNIST-5k with every column constrained (78 MB) faulted 2919 pages a call, and its one-scan
+build took 11.0 ms against 5.4 ms and no faults for two scans (one thread, in a process that had
+loaded the benchmark data sets)."""
 
 
 def dense_rows(X, scale, sign, upper=None):
@@ -85,14 +91,14 @@ def dense_rows(X, scale, sign, upper=None):
     ``_signed_rows.csr_rmatvec`` sums it (``bound_start.all_at_bound`` tests that point; folded
     into the scan, it costs no pass of its own).
 
-    Up to ONE_SCAN_MAX_ENTRIES entries, one scan of X fills the rows, their squared norms and the
+    Within ONE_SCAN_MAX_BYTES of room, one scan of X fills the rows, their squared norms and the
     constrained positions (:func:`_dense_rows_one_scan`); above, or where the system refuses the
     one scan's buffers (MemoryError), one scan counts each row's nonzeros and constrained
     nonzeros and one more fills them. Separately, :func:`row_layout` reads the CSR a third time:
     on MNIST-5k (19% nonzeros) that pass cost about a third as much as building the CSR."""
     n, d = X.shape
     upper = np.ones(n) if upper is None else np.ascontiguousarray(upper, dtype=np.float64)
-    if n * d <= ONE_SCAN_MAX_ENTRIES:
+    if n * (12 * d + 8 * int(np.count_nonzero(sign))) <= ONE_SCAN_MAX_BYTES:
         try:
             return _dense_rows_one_scan(X, scale, sign, upper)
         except MemoryError:         # room for every entry is more than the system grants
