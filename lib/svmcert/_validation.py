@@ -107,7 +107,7 @@ def check_vector(v, name: str, length: int | None = None) -> np.ndarray:
 def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
     """Return labels as float64 in {-1, +1}."""
     arr = check_vector(y, name, n)
-    bad = ~np.isin(arr, (-1.0, 1.0))
+    bad = np.abs(arr) != 1.0                   # NaN included; np.isin cost ~10 us a call
     if bad.any():
         found = np.unique(arr[bad])[:5]
         raise ValueError(f"{name}: expected labels in {{-1, +1}}, found {found.tolist()}")
@@ -141,7 +141,7 @@ def check_sign(sign, d: int, name: str = "sign") -> np.ndarray:
     if sign is None:
         return np.zeros(d)
     arr = check_vector(sign, name, d)
-    bad = ~np.isin(arr, (-1.0, 0.0, 1.0))
+    bad = (arr != 0.0) & (np.abs(arr) != 1.0)  # NaN included
     if bad.any():
         raise ValueError(
             f"{name}: expected entries in {{-1, 0, +1}} (+1: w_h >= 0, -1: w_h <= 0, 0: free), "
