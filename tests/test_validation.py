@@ -60,6 +60,7 @@ FUNCS = {
     "dual_coordinate_ascent": (signsvm.dual_coordinate_ascent, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_epochs=5)),
     "solve": (signsvm.solve, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_epochs=5)),
     "interior_point": (signsvm.interior_point, dict(X=X0, y=Y0, lam=0.5, sign=SIGN0, max_iter=5)),
+    "lambda_max": (signsvm.lambda_max, dict(X=X0, y=Y0, sign=SIGN0)),
     "SignConstrainedSVC.fit": (_svc_fit, dict(X=X0, y=Y0, lam=0.5)),
     "SignConstrainedSVC.fit(sample_weight)": (_svc_fit_weighted, dict(X=X0, y=Y0, lam=0.5, sample_weight=np.ones(N))),
     "SignConstrainedSVC.predict": (_svc_predict, dict(X=X0)),
@@ -184,6 +185,7 @@ CASES = {
     + [("option", dict(solver="newton"), "solver")] + SAMPLE_WEIGHT_CASES,
     "SignConstrainedSVC.fit(sample_weight)": SAMPLE_WEIGHT_CASES,
     "interior_point": SOLVER + ITER_CASES["max_iter"] + TIME_CASES,
+    "lambda_max": X_CASES + Y_CASES + SIGN_CASES + SAMPLE_WEIGHT_CASES,
     "SignConstrainedSVC.fit": [c for c in X_CASES if c[0] != "empty"] + Y_CASES[:1] + [("nan", dict(y=_nan(Y0)), "y"), ("shape", dict(y=Y0[:-1]), "y"),
                                          ("one-class", dict(y=ONE_CLASS), "y"),
                                          ("labels", dict(y=np.linspace(0.0, 1.0, N)), "y")]
