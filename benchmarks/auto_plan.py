@@ -15,7 +15,8 @@ alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.time
 
 all at tol = 1e-6, with the passes and iterations each took, whether each certified, the oracle
 (the faster of the two methods that certified) and ``auto / oracle``. It also records what the time
-models of ``signsvm/solve.py`` predict for one interior-point iteration and one unit of coordinate
+models of ``signsvm/solve.py`` predict for one interior-point iteration (``ipm_seconds``: the compiled
+iteration's model where the method runs it) and one unit of coordinate
 ascent's work (``ipm_iteration_model``, ``work_model``) next to what was measured
 (``ipm_iteration``: the method's seconds over its iterations; ``dca_sec_per_work``: coordinate
 ascent's seconds over the work it did, nonzeros visited plus ``ROW_WORK`` per row, certificates and
@@ -66,8 +67,6 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     ra, rc, ri = auto.result, dca.result, ipm.result
     certified = [t.cpu for t, r in ((dca, rc), (ipm, ri)) if r.converged]
     oracle = min(certified) if certified else np.nan
-    m = min(n, d)
-    s_ipm = solve_module.IPM_SEC
     dca_work = float(rc.history.get("work", [np.nan])[-1])
     return dict(
         data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
@@ -77,7 +76,7 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
         ipm_cpu=ipm.cpu, ipm_iterations=int(ri.n_iter), ipm_converged=bool(ri.converged),
         oracle_cpu=oracle, auto_over_oracle=auto.cpu / oracle,
         ipm_iteration=ipm.cpu / max(int(ri.n_iter), 1),
-        ipm_iteration_model=s_ipm[0] * n * m * m + s_ipm[1] * n * d + s_ipm[2] * n + s_ipm[3],
+        ipm_iteration_model=solve_module.ipm_seconds(n, d) / solve_module.IPM_ITERATIONS,
         dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=solve_module.DCA_SEC_PER_WORK)
 
 

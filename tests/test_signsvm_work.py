@@ -47,6 +47,40 @@ def test_one_unshrunk_pass_counts_every_row_and_nonzero(seed):
     assert passes == 1 and carry[2] == expected
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_run_cut_by_work_goes_on_as_one_uncut_call(seed):
+    # the shrunken set handed on (index, carry[3]) makes the rounds checkpoints: passes cut at a
+    # work budget and resumed visit the same coordinates in the same order as one call, so alpha,
+    # omega, the passes and the work agree bit for bit (the same random stream, seeded alike)
+    from svmcert.signsvm._dca_kernel import seed as seed_kernel
+
+    X, y, sign = _problem(seed, 150, 10)
+    lam_n = 3.0
+    csr = scaled_csr(X, y / lam_n)
+    layout = row_layout(*csr, sign)
+    n, d = X.shape
+
+    def run(cuts):
+        seed_kernel(seed)
+        alpha, omega = np.zeros(n), np.zeros(d)
+        carry, index = np.array([np.inf, -np.inf, 0.0, -1.0]), np.arange(n)
+        passes, met, calls = 0, False, 0
+        for limit in cuts + [np.inf]:
+            p, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, 1e-9, 10_000, np.ones(n), carry,
+                                   limit, index)
+            passes, calls = passes + p, calls + 1
+            if met:
+                break
+        return alpha, omega, passes, carry[2], met, calls
+
+    one = run([])
+    total = one[3]
+    cut = run([0.1 * total, 0.3 * total, 0.6 * total])
+    assert one[4] and cut[4] and cut[5] > 1                 # both met eps; the cut run was cut
+    assert np.array_equal(one[0], cut[0]) and np.array_equal(one[1], cut[1])
+    assert one[2] == cut[2] and one[3] == cut[3]
+
+
 def test_max_work_stops_after_the_pass_that_reaches_it():
     X, y, sign = _problem(5, 200, 12)
     lam = 1.0 / 200
@@ -72,7 +106,7 @@ def test_the_budget_options_are_validated():
         dca_options(extra_work=1.0)
 
 
-def _cut_short(seed=0, lam_n=10.0):
+def _cut_short(seed=3, lam_n=10.0):
     # an instance (found by search over seeds; the checks below re-establish each premise) whose
     # run, cut at 0.8 of the work it needs for 1e-6, stops uncertified a little short of it
     X, y, sign = _problem(seed, 200, 12)

@@ -284,7 +284,7 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
 
 @njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
-                  carry, max_work=np.inf):
+                  carry, max_work=np.inf, index=None):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -297,18 +297,33 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     ``cptr``, ``cpos``, ``sq_norm``: from :func:`row_layout`; ``upper``: the box's upper bounds (a
     sample whose bound is 0 never moves: it sits at both bounds, and counts as at the lower one).
 
-    ``carry`` (3 floats, read and written) is what one call hands the next: the extreme projected
+    ``carry`` (3 or 4 floats, read and written) is what one call hands the next: the extreme projected
     gradients of the last pass (the shrinking thresholds; +-inf for none: no shrinking in the
     first pass) and the work done so far, counted as the nonzeros of the rows visited plus
     ROW_WORK per row (and CONSTRAINED_ROW_WORK plus one per constrained entry for a row with
     constrained entries; the unit of ``svmcert.signsvm.solve``'s budget for coordinate ascent:
     deterministic, unlike seconds). The call also returns after the first pass that brings that
     count to ``max_work``.
+
+    ``index`` (optional, a permutation of 0..n-1, read and written) with ``carry[3]`` (read and
+    written) hand the shrunken set itself to the next call: a call cut short by ``max_passes`` or
+    ``max_work`` sets ``carry[3]`` to the number of coordinates still in the passes, the first
+    entries of ``index``, and the next call goes on from them exactly as one uncut call would
+    (same passes, same alpha bit for bit). A call that meets eps sets ``carry[3] = -1``, and a
+    call that finds ``carry[3] < 0`` starts afresh, from all n in index order, as every call
+    without ``index`` does.
     """
     n = alpha.shape[0]
-    index = np.arange(n)
+    if index is None:
+        index = np.arange(n)
+        active = n
+    elif carry[3] < 0.0:
+        for i in range(n):
+            index[i] = i
+        active = n
+    else:
+        active = int(carry[3])
     cross, which = _workspace(cptr)
-    active = n
     pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
     work = 0
@@ -322,7 +337,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         work += w
         passes += 1
         if pg_max - pg_min <= eps and active == n:
-            _carry(carry, pg_max, pg_min, work)
+            _carry(carry, pg_max, pg_min, work, -1)
             return passes, True
         if pg_max - pg_min <= eps:
             active = n
@@ -332,12 +347,14 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
         if carry[2] + work >= max_work:
             break
-    _carry(carry, pg_max, pg_min, work)
+    _carry(carry, pg_max, pg_min, work, active)
     return passes, False
 
 
 @njit(cache=True, nogil=True)
-def _carry(carry, pg_max, pg_min, work):
+def _carry(carry, pg_max, pg_min, work, active):
     carry[0] = pg_max if pg_max > 0.0 else np.inf
     carry[1] = pg_min if pg_min < 0.0 else -np.inf
     carry[2] += work
+    if carry.shape[0] > 3:
+        carry[3] = active

@@ -3,7 +3,8 @@
 Between certificates the compiled passes (:func:`._dca_kernel.run_shrinking`) run in rounds; each
 round ends when the projected gradients meet a spread eps, after as many passes as all rounds
 before it, or under a work budget (``max_work``, the unit of :mod:`.solve`'s ``auto``) after as
-much work as all rounds before it. After a round the run is certified by the duality gap (eq. 10),
+much work as all rounds before it. A round cut short hands its shrunken set to the next, so the
+passes go on as if uninterrupted: the rounds are checkpoints, not restarts. After a round the run is certified by the duality gap (eq. 10),
 may give up when the gap's rate predicts more work than ``give_up_work``, and may try active-set
 polishing (:func:`.active_set.polish_active_set`). A run that reaches ``max_work`` uncertified may
 go on into ``extra_work`` (:func:`extended_limit`).
@@ -144,7 +145,8 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     nnz = max(int(csr[0][-1]), 1)
     seed_kernel(int(seed) % 2**32)
     eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
-    carry = np.array([np.inf, -np.inf, 0.0])    # shrinking thresholds and work, from round to round
+    carry = np.array([np.inf, -np.inf, 0.0, -1.0])  # shrinking thresholds, work, the shrunken
+    index = np.arange(p.n)                          # set's size (-1: afresh) and the set itself
     max_work = np.inf if opts.max_work is None else opts.max_work
     limit = max_work                            # max_work, or beyond it into extra_work
     t_pass = None                               # seconds of the slowest pass so far
@@ -172,7 +174,8 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
                 break
         round_work = min(limit, 2.0 * carry[2] + max_work / 16.0)
         t0 = time.perf_counter()
-        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work,
+                                    index)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
@@ -201,6 +204,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
                                    **stats))
         if polished is not None:
             alpha, cert = polished
+            carry[3] = -1.0                     # a new alpha: the next round starts afresh
             hist["work"].append(float(carry[2]))
             if record:
                 hist.add(cert, time.perf_counter())
