@@ -3,8 +3,13 @@
 Between certificates the compiled passes (:func:`._dca_kernel.run_shrinking`) run in rounds; each
 round ends when the projected gradients meet a spread eps, after as many passes as all rounds
 before it, or under a work budget (``max_work``, the unit of :mod:`.solve`'s ``auto``) after as
-much work as all rounds before it. A round cut short hands its shrunken set to the next, so the
-passes go on as if uninterrupted: the rounds are checkpoints, not restarts. After a round the run is certified by the duality gap (eq. 10),
+much work as all rounds before it. A round cut short by the work budget hands its shrunken set to
+the next, so the passes go on as if uninterrupted (those rounds are checkpoints, not restarts); a
+round that ran all its passes without meeting eps puts every coordinate back for the next, as
+liblinear's shrinking does when its shrunken problem meets eps. That periodic unshrinking is what
+lets a slow run reach the sets polishing needs: handing the shrunken set on across such rounds
+left scikit-learn's breast-cancer set (standardised, intercept, C = 100) at a relative gap of 0.67
+after 10000 passes, against 1.5e-13 after 4800 with the restarts. After a round the run is certified by the duality gap (eq. 10),
 may give up when the gap's rate predicts more work than ``give_up_work``, and may try active-set
 polishing (:func:`.active_set.polish_active_set`). A run that reaches ``max_work`` uncertified may
 go on into ``extra_work`` (:func:`extended_limit`).
@@ -177,6 +182,8 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work,
                                     index)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
+        if passes >= budget:                # all its passes without meeting eps: the next round
+            carry[3] = -1.0                 # starts afresh, every coordinate back in the passes
         epochs += passes
         omega = Z.T @ alpha / lam_n        # recomputed so that incremental rounding cannot drift
         cert = certificate(omega, alpha, Z, lam, sign, weights)
