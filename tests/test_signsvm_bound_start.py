@@ -27,8 +27,25 @@ def _problem(seed, n, d, weighted):
 
 
 def _lam_max_n(X, y, sign, weights):
+    """The threshold written out in numpy, independently of the library: with every alpha_i at
+    its bound u_i, w = Pi_S(Z^T u / (lam n)) (Pi_S zeroes the coordinates whose sign is wrong),
+    and every sample keeps the margin y_i <x_i, w> <= 1 its bound needs exactly when lam n is at
+    least max_i y_i <x_i, Pi_S(Z^T u)> over the samples with u_i > 0."""
     u = np.ones(len(y)) if weights is None else weights
-    return lam_max_n(X * y[:, None], u, sign)
+    Z = X * y[:, None]
+    v = Z.T @ u
+    v = np.where(sign * v < 0.0, 0.0, v)
+    return float(np.max((Z @ v)[u > 0.0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(3, 40), st.integers(1, 6), st.booleans())
+def test_the_library_threshold_is_the_written_out_one(seed, n, d, weighted):
+    X, y, sign, weights = _problem(seed, n, d, weighted)
+    u = np.ones(n) if weights is None else weights
+    ours, ref = lam_max_n(X * y[:, None], u, sign), _lam_max_n(X, y, sign, weights)
+    # the same sums (BLAS products of the same arrays in the same order): rounding-level at most
+    assert ours == pytest.approx(ref, rel=1e-12, abs=1e-12 * np.abs(X).sum() * u.sum())
 
 
 def _objectives(w, alpha, X, y, lam, sign, u):
