@@ -15,9 +15,9 @@ alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.time
 
 all at tol = 1e-6, with the passes and iterations each took, whether each certified, the oracle
 (the faster of the two methods that certified) and ``auto / oracle``. It also records what the time
-models of ``signsvm/solve.py`` predict for one interior-point iteration (``ipm_seconds``: the compiled
-iteration's model where the method runs it) and one unit of coordinate
-ascent's work (``ipm_iteration_model``, ``work_model``) next to what was measured
+models of ``signsvm/solve.py`` predict for one interior-point iteration (``ipm_seconds``, with the
+compiled iteration's model where the method runs it) and one unit of coordinate ascent's work
+(``ipm_iteration_model``, ``work_model``) next to what was measured
 (``ipm_iteration``: the method's seconds over its iterations; ``dca_sec_per_work``: coordinate
 ascent's seconds over the work it did, nonzeros visited plus ``ROW_WORK`` per row, certificates and
 set-up included). Writes ``results/auto_plan.csv``.

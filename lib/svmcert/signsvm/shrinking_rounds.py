@@ -9,10 +9,12 @@ round that ran all its passes without meeting eps puts every coordinate back for
 liblinear's shrinking does when its shrunken problem meets eps. That periodic unshrinking is what
 lets a slow run reach the sets polishing needs: handing the shrunken set on across such rounds
 left scikit-learn's breast-cancer set (standardised, intercept, C = 100) at a relative gap of 0.67
-after 10000 passes, against 1.5e-13 after 4800 with the restarts. After a round the run is certified by the duality gap (eq. 10),
-may give up when the gap's rate predicts more work than ``give_up_work``, and may try active-set
-polishing (:func:`.active_set.polish_active_set`). A run that reaches ``max_work`` uncertified may
-go on into ``extra_work`` (:func:`extended_limit`).
+after 10000 passes, against 1.5e-13 after 4800 with the restarts.
+
+After a round the run is certified by the duality gap (eq. 10), may give up when the gap's rate
+predicts more work than ``give_up_work``, and may try active-set polishing
+(:func:`.active_set.polish_active_set`). A run that reaches ``max_work`` uncertified may go on
+into ``extra_work`` (:func:`extended_limit`).
 """
 
 from __future__ import annotations
