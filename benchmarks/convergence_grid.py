@@ -9,6 +9,14 @@ entries in {-1, 0, +1}). The random patterns come from keyed streams
 same cells. Synthetic family: two classes N(+-u, I), ||u|| = 1, d = ``--synthetic-d`` (100),
 lam n = 1, n in ``--synthetic`` (free signs).
 
+Unseen shapes (``--families``): synthetic instances built to be awkward in ways the LIBSVM sets are
+not (:data:`FAMILIES`: nearly collinear columns, feature scales over six decades, duplicated rows
+with conflicting labels, a 1% sparse CSR matrix, separable classes, more features than samples),
+each in the shapes ``--family-shapes`` (n x d), with the grid's sign patterns and
+lam n in ``--family-lam-n`` (1e-4 ... 1e4). Every instance comes from its own keyed stream
+(``instance_rng(0, "family", family, n, d)``). Clarabel runs on the cells with n d at most
+``--clarabel-max-entries``.
+
 Every cell runs ``signsvm.solve(X, y, lam, sign, solver=METHOD, tol=TOL)`` for each method named,
 then (unless ``--no-clarabel``) cvxpy/Clarabel on the same primal QP (default Clarabel settings,
 the time includes cvxpy's compilation; ``clarabel_solve_seconds`` is Clarabel's own solve time).
@@ -26,6 +34,11 @@ Run one process at a time with BLAS on one thread (the default here; the machine
     .venv/bin/python benchmarks/convergence_grid.py --csv /tmp/grid.csv
     .venv/bin/python benchmarks/convergence_grid.py --data heart sonar --lam-n 1e-3 --methods auto dual-coordinate
     .venv/bin/python benchmarks/convergence_grid.py --data none --synthetic 50000 100000
+    .venv/bin/python benchmarks/convergence_grid.py --data none --families all --csv results/convergence_families.csv
+
+With ``--csv`` the rows are written at the end (to a temporary name, then renamed: an interrupted
+run leaves the previous file) with the provenance columns of ``peers.common.write_csv`` (date,
+machine, versions, BLAS, commit).
 """
 
 from __future__ import annotations
@@ -35,12 +48,18 @@ import sys
 import time
 import warnings
 
+from pathlib import Path
+
 import numpy as np
+import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from svmcert import signsvm
 from svmcert.experiments.sign_constrained.duality import load_scaled
 from svmcert.experiments.instances import instance_rng
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers.common import write_csv  # noqa: E402
 
 DATA = ("australian", "breast-cancer", "heart", "ionosphere", "sonar", "splice", "svmguide1", "mnist5k")
 LAM_NS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
@@ -74,6 +93,56 @@ def gaussian_classes(n: int, d: int = 100, seed: int = 0):
     return X, y
 
 
+FAMILY_SHAPES = ((200, 5), (2000, 50), (20000, 20), (500, 400), (100, 1000))
+FAMILY_LAM_NS = (1e-4, 1e-2, 1.0, 1e2, 1e4)
+
+
+def _labels(score, rng, noise):
+    y = np.sign(score + noise * rng.standard_normal(score.shape[0]))
+    y[y == 0] = 1.0
+    return y
+
+
+def family_instance(family: str, n: int, d: int):
+    """(X, y) of one unseen-shape instance from the keyed stream ``instance_rng(0, "family",
+    family, n, d)``; see :data:`FAMILIES`."""
+    if family not in FAMILIES:
+        raise ValueError(f"family: expected one of {tuple(FAMILIES)}, got {family!r}")
+    rng = instance_rng(0, "family", family, n, d)
+    w = rng.standard_normal(d)
+    if family == "correlated":             # rank 3 plus noise 1e-3: nearly collinear columns and rows
+        X = rng.standard_normal((n, 3)) @ rng.standard_normal((3, d)) + 1e-3 * rng.standard_normal((n, d))
+        return X, _labels(X @ w, rng, 0.5)
+    if family == "column-scales":          # feature scales 1e-3 ... 1e3, not rescaled
+        scales = np.logspace(-3, 3, d)
+        X = rng.standard_normal((n, d)) * scales
+        return X, _labels(X @ (w / scales), rng, 0.5)
+    if family == "duplicates":             # every row twice; 30% of the copies with the other label
+        half = rng.standard_normal((n - n // 2, d))
+        X = np.vstack([half, half[: n // 2]])
+        y = _labels(X @ w, rng, 0.5)
+        flip = rng.random(n // 2) < 0.3
+        y[n - n // 2:] = np.where(flip, -y[: n // 2], y[: n // 2])
+        return X, y
+    if family == "sparse":                 # CSR, 1% nonzeros
+        X = sp.random(n, d, density=0.01, format="csr", random_state=rng)
+        return X, _labels(X @ w, rng, 0.1)
+    if family == "separable":              # labels of a linear rule, no noise
+        X = rng.standard_normal((n, d))
+        return X, _labels(X @ w, rng, 0.0)
+    X = rng.standard_normal((n, d))        # gaussian (any shape; d > n is the wide case)
+    return X, _labels(X @ w, rng, 0.5)
+
+
+FAMILIES = {"gaussian": "Gaussian rows, labels of a noisy linear rule",
+            "correlated": "rank-3 rows plus noise 1e-3 (nearly collinear)",
+            "column-scales": "feature scales from 1e-3 to 1e3, not rescaled",
+            "duplicates": "every row twice, 30% of the copies with the other label",
+            "sparse": "CSR with 1% nonzeros",
+            "separable": "labels of a linear rule without noise"}
+"""The unseen-shape families (``--families``) and what makes each awkward."""
+
+
 def clarabel(X, y, lam, sign):
     """cvxpy/Clarabel on the primal QP at default settings: (value at its w, total s, solve s)."""
     import cvxpy as cp
@@ -91,7 +160,8 @@ def clarabel(X, y, lam, sign):
     total = time.perf_counter() - t
     wv = np.asarray(w.value, dtype=float)
     wv = np.where(sign * wv < 0, 0.0, wv)
-    return signsvm.primal_objective(wv, X, y, lam), total, float(prob.solver_stats.solve_time or np.nan)
+    X_check = X.toarray() if sp.issparse(X) else X
+    return signsvm.primal_objective(wv, X_check, y, lam), total, float(prob.solver_stats.solve_time or np.nan)
 
 
 def best_of(call, repeat, short=0.5):
@@ -112,6 +182,7 @@ def best_of(call, repeat, short=0.5):
 def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, repeat=3):
     n = X.shape[0]
     lam = lam_n / n
+    X_check = X.toarray() if sp.issparse(X) else X      # the public objectives take dense arrays
     rows = []
     for method in methods:
         opts = {} if time_limit is None else {"time_limit": time_limit}
@@ -122,8 +193,8 @@ def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, re
                 return signsvm.solve(X, y, lam, sign, solver=method, tol=tol, **opts)
 
         seconds, res = best_of(call, repeat)
-        P = signsvm.primal_objective(res.w, X, y, lam)
-        D = signsvm.dual_objective(res.alpha, X, y, lam, sign)
+        P = signsvm.primal_objective(res.w, X_check, y, lam)
+        D = signsvm.dual_objective(res.alpha, X_check, y, lam, sign)
         ran = "+".join(res.history.get("method", [method]))       # what "auto" ran, in order
         rows.append(dict(method=method, ran=ran, rel_gap=(P - D) / P, converged=bool(res.converged), seconds=seconds,
                          n_iter=res.n_iter, primal=P))
@@ -149,24 +220,30 @@ def main(argv=None):
     ap.add_argument("--time-limit", type=float, default=None, help="passed to solve (seconds)")
     ap.add_argument("--synthetic", nargs="*", type=int, default=[], help="n of the Gaussian family")
     ap.add_argument("--synthetic-d", type=int, default=100, help="d of the Gaussian family (default 100)")
+    ap.add_argument("--families", nargs="*", default=[], help=f"any of {tuple(FAMILIES)}, or 'all'")
+    ap.add_argument("--family-shapes", nargs="+", default=[f"{n}x{d}" for n, d in FAMILY_SHAPES], help="n x d")
+    ap.add_argument("--family-lam-n", nargs="+", type=float, default=list(FAMILY_LAM_NS))
+    ap.add_argument("--family-patterns", nargs="+", default=["free", "nonneg", "mixed"], choices=PATTERNS)
+    ap.add_argument("--clarabel-max-entries", type=float, default=2e5, help="families: Clarabel only where n d <= this")
     ap.add_argument("--no-clarabel", action="store_true")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many calls for calls under 0.5 s")
     ap.add_argument("--csv", help="also write the rows to this CSV file")
     args = ap.parse_args(argv)
     data = [] if args.data == ["none"] else args.data
-    out = open(args.csv, "w") if args.csv else None
+    families = list(FAMILIES) if args.families == ["all"] else args.families
+    for f in families:
+        if f not in FAMILIES:
+            ap.error(f"--families: expected names from {tuple(FAMILIES)} or 'all', got {f!r}")
+    written = []
     print(",".join(COLUMNS), flush=True)
-    if out:
-        print(",".join(COLUMNS), file=out, flush=True)
 
     def emit(name, X, lam_n, pattern, rows):
         for r in rows:
             vals = dict(data=name, n=X.shape[0], d=X.shape[1], lam_n=lam_n, pattern=pattern, **r)
-            line = ",".join(f"{vals[c]:.3g}" if isinstance(vals[c], float) else str(vals[c]) for c in COLUMNS)
-            print(line, flush=True)
-            if out:
-                print(line, file=out, flush=True)
+            written.append(vals)
+            print(",".join(f"{vals[c]:.3g}" if isinstance(vals[c], float) else str(vals[c]) for c in COLUMNS),
+                  flush=True)
 
     with threadpool_limits(limits=args.threads, user_api="blas"):
         Xw, yw = gaussian_classes(200, 5)   # compile the kernels outside the timings
@@ -186,8 +263,20 @@ def main(argv=None):
             emit(f"gaussian-{n}x{args.synthetic_d}", X, 1.0, "free", run_cell(X, y, 1.0, np.zeros(X.shape[1]), args.methods,
                                                            args.tol, not args.no_clarabel, args.time_limit,
                                                            args.repeat))
-    if out:
-        out.close()
+        for family in families:
+            for shape in args.family_shapes:
+                n, d = (int(v) for v in shape.lower().split("x"))
+                X, y = family_instance(family, n, d)
+                name = f"{family}-{n}x{d}"
+                for pattern in args.family_patterns:
+                    sign = sign_pattern(pattern, name, d)
+                    for lam_n in args.family_lam_n:
+                        emit(name, X, lam_n, pattern,
+                             run_cell(X, y, lam_n, sign, args.methods, args.tol,
+                                      not args.no_clarabel and n * d <= args.clarabel_max_entries,
+                                      args.time_limit, args.repeat))
+    if args.csv:
+        write_csv(written, args.csv, COLUMNS)
 
 
 if __name__ == "__main__":
