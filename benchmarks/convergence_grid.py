@@ -260,7 +260,7 @@ def main(argv=None):
                                                            not args.no_clarabel, args.time_limit, args.repeat))
         for n in args.synthetic:
             X, y = gaussian_classes(n, args.synthetic_d)
-            emit(f"gaussian-{n}x{args.synthetic_d}", X, 1.0, "free", run_cell(X, y, 1.0, np.zeros(X.shape[1]), args.methods,
+            emit(f"two-gaussians-{n}x{args.synthetic_d}", X, 1.0, "free", run_cell(X, y, 1.0, np.zeros(X.shape[1]), args.methods,
                                                            args.tol, not args.no_clarabel, args.time_limit,
                                                            args.repeat))
         for family in families:

@@ -94,3 +94,54 @@ def test_run_script_imports_and_has_both_size_sets():
     spec.loader.exec_module(mod)
     assert set(mod.FULL) == set(mod.QUICK)
     assert mod.FULL["ls_sizes"][-1] == 10_000 and 1000 in mod.FULL["qp1_sizes"]
+
+
+def _load_script(name):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("family", ["gaussian", "correlated", "column-scales", "duplicates", "sparse", "separable"])
+def test_unseen_shape_families_are_keyed_and_awkward_as_named(family):
+    grid = _load_script("convergence_grid")
+    X, y = grid.family_instance(family, 60, 8)
+    X2, y2 = grid.family_instance(family, 60, 8)
+    dense, dense2 = (A.toarray() if hasattr(A, "toarray") else A for A in (X, X2))
+    assert dense.shape == (60, 8) and np.array_equal(dense, dense2) and np.array_equal(y, y2)  # own keyed stream
+    assert set(np.unique(y)) == {-1.0, 1.0}
+    if family == "duplicates":                       # row i + 30 repeats row i; some copies relabelled
+        assert np.array_equal(dense[30:], dense[:30]) and np.any(y[30:] != y[:30])
+    if family == "column-scales":
+        spread = np.abs(dense).max(axis=0)
+        assert spread.max() / spread.min() > 1e4
+    if family == "correlated":                       # rank 3 up to noise 1e-3
+        s = np.linalg.svd(dense, compute_uv=False)
+        assert s[3] < 1e-2 * s[0]
+    if family == "sparse":
+        assert hasattr(X, "toarray") and X.nnz <= 0.05 * 60 * 8
+    with pytest.raises(ValueError, match="family"):
+        grid.family_instance("nonsense", 10, 2)
+
+
+def test_certify_summary_counts_and_catches_a_contradicted_certificate():
+    from peers import report
+
+    base = dict(n=10, d=2, pattern="free", method="auto", ran="interior-point", converged=True, seconds=0.01,
+                n_iter=5, clarabel_seconds=0.1, clarabel_solve_seconds=0.02)
+    rows = [dict(base, data="a", lam_n=1.0, rel_gap=5e-7, primal_minus_clarabel=4e-7),        # inside the bound
+            dict(base, data="a", lam_n=10.0, rel_gap=1e-7, primal_minus_clarabel=3e-7),       # Clarabel below D
+            dict(base, data="b", lam_n=1.0, rel_gap=2e-6, primal_minus_clarabel=-5e-6,       # not certified;
+                 ran="dual-coordinate+interior-point", seconds=0.2)]                           # Clarabel worse
+    table, totals = report.certify_summary(pd.DataFrame(rows))
+    assert list(table["group"]) == ["a", "b", "all"]
+    assert totals["cells"] == 3 and totals["certified"] == 2
+    assert totals["clarabel_below_bound"] == 1 and totals["clarabel_worse"] == 1
+    assert totals["ran_ipm"] == 2 and totals["ran_both"] == 1
+    assert totals["slowest_at"] == "b, free, lam n = 1"
+    assert totals["min_ratio_total"] == pytest.approx(0.1 / 0.2)
+    assert totals["slower_than_solve"] == 1 and totals["worse_max"] == pytest.approx(5e-6)

@@ -11,7 +11,7 @@ import numpy as np
 from .common import RESULTS
 
 __all__ = ["PROVENANCE", "PATH_REASON", "classify", "load", "provenance_rows", "linear_table", "linear_summary", "libsvm_table",
-           "passes_table", "scaling_table", "benchopt_table"]
+           "passes_table", "scaling_table", "benchopt_table", "certify_summary"]
 
 PROVENANCE = ["date", "commit", "machine", "blas", "versions"]
 
@@ -141,3 +141,69 @@ def classify(df) -> dict:
     if path:
         out["path_reason"] = PATH_REASON
     return out
+
+
+CERTIFY_TOL = 1e-6
+"""The relative gap ``convergence_grid.py`` asks of ``solve`` (its ``--tol`` default)."""
+CSV_REL = 1e-5
+"""Relative rounding of a value written by ``write_csv`` (6 significant digits) is 5e-6; twice
+that bounds the rounding of a comparison between two written values."""
+SUM_REL = 1e-11
+"""Rounding of a primal value, a sum of n <= 20000 terms (n eps ~ 2e-12 relative), for each of the
+two values compared, with room to spare."""
+
+
+def certify_summary(df, by="data", tol=CERTIFY_TOL):
+    """Per group of a ``convergence_grid.py`` result (``by``: a column, or a function of a row's
+    ``data`` name): cells, cells whose recomputed relative gap is within ``tol`` (the CSV's
+    rounding allowed), the largest gap, our total and largest seconds, the methods ``auto`` ran,
+    and, on the cells Clarabel ran, the median and smallest ratio of Clarabel's time (with
+    cvxpy's compilation, and its own solve alone) to ours, and two checks of our certificates
+    against Clarabel's value: ``clarabel_below_bound`` counts cells where Clarabel's primal value is
+    below our dual bound (impossible if our certificate is right: P_clarabel >= P* >= D), and
+    ``clarabel_worse`` cells where Clarabel's value is above ours by more than ``tol``.
+
+    Returns (table, totals): the table one row per group plus ``all``; totals the same
+    numbers over every cell, and where the slowest cell and the smallest ratio are."""
+    import pandas as pd
+
+    df = df.copy()
+    df["group"] = df[by] if isinstance(by, str) else df["data"].map(by)
+    df["certified"] = df["converged"].astype(bool) & (df["rel_gap"] <= tol * (1 + CSV_REL))
+    has_ref = df["clarabel_seconds"].notna()
+    df["ratio_total"] = df["clarabel_seconds"] / df["seconds"]
+    df["ratio_solve"] = df["clarabel_solve_seconds"] / df["seconds"]
+    # P - P_c <= P - D = gap P: relative to P_c, pmc <= rel_gap P / P_c <= rel_gap (1 + rel_gap)
+    bound = df["rel_gap"].clip(lower=0) * (1 + df["rel_gap"].clip(lower=0)) * (1 + CSV_REL) + 2 * SUM_REL
+    df["below_bound"] = has_ref & (df["primal_minus_clarabel"] > bound)
+    df["worse"] = has_ref & (df["primal_minus_clarabel"] < -tol)
+
+    def row(name, g):
+        ref = g[g["clarabel_seconds"].notna()]
+        ran = g["ran"].astype(str)
+        return {"group": name, "cells": len(g), "certified": int(g["certified"].sum()),
+                "max_rel_gap": float(g["rel_gap"].max()), "ours_seconds_total": float(g["seconds"].sum()),
+                "ours_seconds_max": float(g["seconds"].max()),
+                "ran_dca": int((ran == "dual-coordinate").sum()), "ran_ipm": int((ran == "interior-point").sum()),
+                "ran_both": int(ran.str.contains("+", regex=False).sum()), "clarabel_cells": len(ref),
+                "clarabel_seconds_total": float(ref["clarabel_seconds"].sum()) if len(ref) else float("nan"),
+                "median_ratio_total": float(ref["ratio_total"].median()) if len(ref) else float("nan"),
+                "min_ratio_total": float(ref["ratio_total"].min()) if len(ref) else float("nan"),
+                "min_ratio_solve": float(ref["ratio_solve"].min()) if len(ref) else float("nan"),
+                "clarabel_below_bound": int(g["below_bound"].sum()), "clarabel_worse": int(g["worse"].sum())}
+
+    rows = [row(name, g) for name, g in df.groupby("group", sort=False)]
+    totals = row("all", df)
+    table = pd.DataFrame(rows + [totals])
+    slow = df.loc[df["seconds"].idxmax()]
+    totals["slowest_at"] = f"{slow['data']}, {slow['pattern']}, lam n = {slow['lam_n']:g}"
+    ref = df[has_ref]
+    if len(ref):
+        worst = ref.loc[ref["ratio_solve"].idxmin()]
+        totals["min_ratio_solve_at"] = f"{worst['data']}, {worst['pattern']}, lam n = {worst['lam_n']:g}"
+        totals["slower_than_solve"] = int((ref["ratio_solve"] < 1).sum())
+        totals["slower_than_total"] = int((ref["ratio_total"] < 1).sum())
+        bad = df[df["worse"]]
+        totals["worse_at"] = "; ".join(f"{r['data']}, {r['pattern']}, lam n = {r['lam_n']:g}" for _, r in bad.iterrows())
+        totals["worse_max"] = float(-bad["primal_minus_clarabel"].min()) if len(bad) else 0.0
+    return table, totals
