@@ -96,10 +96,15 @@ def test_run_script_imports_and_has_both_size_sets():
     assert mod.FULL["ls_sizes"][-1] == 10_000 and 1000 in mod.FULL["qp1_sizes"]
 
 
-def _load_script(name):
+def _benchmarks_on_path():
     import sys
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    if str(ROOT / "benchmarks") not in sys.path:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def _load_script(name):
+    _benchmarks_on_path()
     spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -129,6 +134,7 @@ def test_unseen_shape_families_are_keyed_and_awkward_as_named(family):
 
 
 def test_certify_summary_counts_and_catches_a_contradicted_certificate():
+    _benchmarks_on_path()
     from peers import report
 
     base = dict(n=10, d=2, pattern="free", method="auto", ran="interior-point", converged=True, seconds=0.01,
@@ -145,3 +151,4 @@ def test_certify_summary_counts_and_catches_a_contradicted_certificate():
     assert totals["slowest_at"] == "b, free, lam n = 1"
     assert totals["min_ratio_total"] == pytest.approx(0.1 / 0.2)
     assert totals["slower_than_solve"] == 1 and totals["worse_max"] == pytest.approx(5e-6)
+    assert totals["worse_wide"] == 0                 # d = 2 < 0.8 n

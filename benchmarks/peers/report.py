@@ -206,4 +206,5 @@ def certify_summary(df, by="data", tol=CERTIFY_TOL):
         bad = df[df["worse"]]
         totals["worse_at"] = "; ".join(f"{r['data']}, {r['pattern']}, lam n = {r['lam_n']:g}" for _, r in bad.iterrows())
         totals["worse_max"] = float(-bad["primal_minus_clarabel"].min()) if len(bad) else 0.0
+        totals["worse_wide"] = int((bad["d"] >= 0.8 * bad["n"]).sum())     # of them, d >= 0.8 n
     return table, totals
