@@ -76,22 +76,32 @@ def test_eta_is_a_global_maximiser_and_matches_quadratic_construction(prob):
 
 
 def test_reference_keeps_the_sweeps_conventions_on_a_last_piece_a_few_ulps_wide():
-    # Found by the property above: identical columns, so four crossings at 1 - 2.1e-15 (a last
-    # piece of that width) and one at 1 - 1.3e-15, within rounding distance of 1 ("not reached":
-    # active on every piece, as it moves against its sign). The midpoint rule alone dropped it
-    # from the last piece (omega_h(mid) rounds to -5e-18), a difference of lam/2 omega_qh^2 in a_2;
-    # the reference now gives crossings near 1, as near 0, the sweep's status.
-    X = np.full((4, 5), 0.6012083611468971)
-    y = np.array([-1.0, 1.0, -1.0, -1.0])
-    alpha, u = np.array([0.609375, 0.6966770011813176, 0.140625, 0.0]), np.array([0.0, 1.0, 1.0, 0.0])
+    # The case the property above once found (on identical columns, where it hinged on how a BLAS
+    # kernel rounded each column), rebuilt from dyadic numbers so that every product and sum in
+    # X^T (y alpha) and X^T (y q) is exact on any machine: omega_0h = -(1 - m_h eps), omega_qh = 1,
+    # crossings at exactly 1 - m_h eps. Four columns with m = 10 make a last piece 10 eps wide (more
+    # than the merge distance 8 eps); one with m = 6 crosses within rounding distance of 1, so the
+    # sweep counts it as not reached (active on every piece, as it moves against its sign). At the
+    # last piece's midpoint 1 - 5 eps that coordinate has already crossed, so the midpoint rule
+    # alone would drop it there, a difference of lam/2 omega_qh^2 = 1/4 in a_2.
+    eps = np.finfo(float).eps
+    m = np.array([10, 10, 10, 10, 6.0])
+    X = np.vstack([m * eps, 2 - m * eps])        # x_1h = w0 + wq, x_2h = wq - w0 (exact)
+    y, lam = np.array([1.0, -1.0]), 0.5          # lam n = 1
+    alpha, u = np.array([0.5, 0.5]), np.array([1.0, 0.0])
     sign = -np.ones(5)
-    ls = signsvm.line_search(alpha, u, X, y, 1.0, sign)
-    ref = signsvm.line_search_pieces_quadratic(alpha, u, X, y, 1.0, sign)
-    assert len(ls.a) == 2 and 0 < 1 - ls.theta[1] < 1e-14
+    ls = signsvm.line_search(alpha, u, X, y, lam, sign)
+    ref = signsvm.line_search_pieces_quadratic(alpha, u, X, y, lam, sign)
+    w0, wq = X.T @ (y * alpha), X.T @ (y * (u - alpha))
+    np.testing.assert_array_equal(w0, -(1 - m * eps))          # the instance is exact here
+    np.testing.assert_array_equal(wq, np.ones(5))
+    mid = 1 - 5 * eps
+    assert sign[4] * (w0[4] + mid * wq[4]) < 0                 # the midpoint rule would drop it
+    np.testing.assert_array_equal(ls.theta, [0.0, 1 - 10 * eps, 1.0])
     np.testing.assert_array_equal(ls.theta, ref.theta)
+    np.testing.assert_array_equal(ls.a, [-0.5 * lam * 5, -0.5 * lam * 1])  # all five, then the near-1 one
     for mine, theirs in zip(ls[2:], ref[2:]):
         np.testing.assert_allclose(mine, theirs, rtol=1e-12)   # a few roundings of 5-term sums
-    assert ls.a[1] < 0                      # the coordinate near 1 is counted on the last piece
 
 
 def test_line_search_rejects_points_outside_the_cube():
