@@ -182,7 +182,7 @@ def best_of(call, repeat, short=0.5):
 def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, repeat=3):
     n = X.shape[0]
     lam = lam_n / n
-    X_check = X.toarray() if sp.issparse(X) else X      # the public objectives take dense arrays
+    X_check = X.toarray() if sp.issparse(X) else X      # checked on the dense array: off the CSR code path
     rows = []
     for method in methods:
         opts = {} if time_limit is None else {"time_limit": time_limit}

@@ -74,12 +74,13 @@ def test_estimator_rejects_labels_of_mixed_kinds_naming_y():
 
 
 def test_sparse_input_gets_a_message_that_says_so():
-    # (solve and the estimator take sparse input: tests/test_signsvm_sparse.py, test_estimator_api.py)
+    # (solve, the estimator and the objectives take sparse input: tests/test_signsvm_sparse.py,
+    # test_estimator_api.py; the first-order solvers and the curvature bound do not)
     sparse = pytest.importorskip("scipy.sparse")
     Xs = sparse.csr_matrix(X9)
     message = r"^X: sparse input is not supported, convert with \.toarray\(\)"
     for call in (lambda: signsvm.frank_wolfe(Xs, Y9, 0.5),
-                 lambda: signsvm.primal_objective(np.zeros(3), Xs, Y9, 0.5),
+                 lambda: signsvm.line_search(np.zeros(len(Y9)), np.ones(len(Y9)), Xs, Y9, 0.5),
                  lambda: signsvm.curvature_bound(Xs, 0.5)):
         with pytest.raises(ValueError, match=message):
             call()

@@ -113,3 +113,35 @@ def test_the_sparse_normal_matrix_is_the_product_of_the_scaled_rows():
         ref = dense_block(A.T @ A)
         assert M.flags.f_contiguous and not np.tril(M, -1).any()
         np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_objectives_take_sparse_input_and_agree_with_the_dense_array(fmt):
+    # The certificate a user recomputes from solve's answer on a sparse X: every objective
+    # function on the sparse matrix against the same function on X.toarray() (BLAS sums in
+    # another order: agreement to a few roundings of d- and n-term sums, rtol 1e-12)
+    X, y, sign = _problem(2, n=120, d=30)
+    Xs, Xd = X.asformat(fmt), X.toarray()
+    lam = 0.5 / X.shape[0]
+    res = signsvm.solve(X, y, lam, sign, tol=1e-8)
+    alpha, w = res.alpha, res.w
+    for f, args in ((signsvm.primal_objective, (w,)), (signsvm.dual_objective, (alpha,)),
+                    (signsvm.weights_from_dual, (alpha,)), (signsvm.dual_gradient, (alpha,))):
+        extra = (lam,) if f is signsvm.primal_objective else (lam, sign)
+        np.testing.assert_allclose(f(*args, Xs, y, *extra), f(*args, Xd, y, *extra), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(signsvm.margins(w, Xs, y), signsvm.margins(w, Xd, y), rtol=1e-12, atol=1e-15)
+    # and the certificate itself: solve's gap equals the one recomputed on the sparse matrix, to
+    # the rounding of two 120-term sums (~ n eps P = 3e-14 P; 1e-12 P leaves a margin of 30)
+    gap = signsvm.primal_objective(w, Xs, y, lam) - signsvm.dual_objective(alpha, Xs, y, lam, sign)
+    assert abs(gap - (res.primal - res.dual)) <= 1e-12 * (1 + abs(res.primal))
+    assert 0 <= gap <= 1e-8 * res.primal + 1e-12 * (1 + abs(res.primal))
+
+
+def test_objectives_name_bad_sparse_input():
+    X, y, _ = _problem(3, n=10, d=4)
+    bad = X.copy()
+    bad.data[0] = np.nan
+    with pytest.raises(ValueError, match="^X: expected finite values"):
+        signsvm.primal_objective(np.zeros(4), bad, y, 1.0)
+    with pytest.raises(ValueError, match="^y: expected length 10"):
+        signsvm.dual_objective(np.zeros(10), X, y[:-1], 1.0)

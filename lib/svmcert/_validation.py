@@ -39,8 +39,9 @@ def _is_sparse(value) -> bool:
 def reject_sparse(value, name: str) -> None:
     """Raise a ValueError naming ``name`` if ``value`` is a scipy.sparse matrix or array.
 
-    No function of the library takes sparse input (yet): np.asarray would turn it into a 0-d array
-    of dtype object, whose error message would not say what is wrong.
+    For the functions that take dense input only (solve, the estimator and the sign-constrained
+    SVM's objectives take sparse X): np.asarray would turn it into a 0-d array of dtype object,
+    whose error message would not say what is wrong.
     """
     if _is_sparse(value):
         raise ValueError(f"{name}: sparse input is not supported, convert with .toarray() "

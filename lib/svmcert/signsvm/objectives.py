@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_alpha, check_positive, check_sign, check_vector, check_X_y
+from .._validation import check_alpha, check_positive, check_sign, check_vector
+from .problem import check_data
 
 __all__ = ["sign_projection", 
     "project_sign",
@@ -64,8 +65,8 @@ def primal_objective(w, X, y, lam) -> float:
     Parameters
     ----------
     w : array of shape (d,)
-    X : array of shape (n, d)
-        Samples as rows.
+    X : array or scipy.sparse matrix of shape (n, d)
+        Samples as rows (a sparse X of any format is held as CSR, never densified).
     y : array of shape (n,)
         Labels +-1.
     lam : float > 0
@@ -82,7 +83,7 @@ def primal_objective(w, X, y, lam) -> float:
     >>> primal_objective([0.5, -0.5], X, y, lam=1.0)    # 1/2 * 0.5 + mean of the hinges 0.5, 0.5
     0.75
     """
-    X, y = check_X_y(X, y)
+    X, y = check_data(X, y)
     w = check_vector(w, "w", X.shape[1])
     lam = check_positive(lam, "lam")
     return 0.5 * lam * float(w @ w) + _hinge_mean(w, X, y)
@@ -99,9 +100,10 @@ def weights_unchecked(alpha, X, y, lam, sign):
     return sign_projection(unprojected_weights(alpha, X, y, lam), sign)
 
 
-def check_dual_args(alpha, X, y, lam, sign):
-    """Validate (alpha, X, y, lam, sign) once at a public door of the dual objective's functions."""
-    X, y = check_X_y(X, y)
+def check_dual_args(alpha, X, y, lam, sign, accept_sparse: bool = False):
+    """Validate (alpha, X, y, lam, sign) once at a public door of the dual objective's functions;
+    with ``accept_sparse`` X may be scipy.sparse (held as CSR)."""
+    X, y = check_data(X, y, accept_sparse)
     alpha = check_alpha(alpha, X.shape[0])
     lam = check_positive(lam, "lam")
     sign = check_sign(sign, X.shape[1])
@@ -115,8 +117,8 @@ def weights_from_dual(alpha, X, y, lam, sign=None) -> np.ndarray:
     ----------
     alpha : array of shape (n,)
         Dual point in [0, 1]^n.
-    X : array of shape (n, d)
-        Samples as rows.
+    X : array or scipy.sparse matrix of shape (n, d)
+        Samples as rows (a sparse X of any format is held as CSR, never densified).
     y : array of shape (n,)
         Labels +-1.
     lam : float > 0
@@ -138,7 +140,7 @@ def weights_from_dual(alpha, X, y, lam, sign=None) -> np.ndarray:
     >>> weights_from_dual([1.0, 1.0], X, y, lam=1.0, sign=[1, 1])
     array([0.5, 0. ])
     """
-    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign, accept_sparse=True)
     return weights_unchecked(alpha, X, y, lam, sign)
 
 
@@ -170,14 +172,14 @@ def dual_objective(alpha, X, y, lam, sign=None) -> float:
     >>> primal_objective(weights_from_dual(alpha, X, y, 1.0), X, y, 1.0)   # gap 0: both optimal
     0.75
     """
-    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign, accept_sparse=True)
     w = weights_unchecked(alpha, X, y, lam, sign)
     return -0.5 * lam * float(w @ w) + float(alpha.sum()) / X.shape[0]
 
 
 def margins(w, X, y) -> np.ndarray:
-    """z_i = y_i <x_i, w>, the quantity thresholded by eq. (14)."""
-    X, y = check_X_y(X, y)
+    """z_i = y_i <x_i, w>, the quantity thresholded by eq. (14); X dense or scipy.sparse."""
+    X, y = check_data(X, y)
     w = check_vector(w, "w", X.shape[1])
     return y * (X @ w)
 
@@ -189,6 +191,6 @@ def dual_gradient(alpha, X, y, lam, sign=None) -> np.ndarray:
     is a closed convex cone (Moreau decomposition), so the chain rule through omega = X alpha/(lam n)
     gives lam * (X^T Pi_S(omega)) / (lam n) for the quadratic term.
     """
-    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign)
+    alpha, X, y, lam, sign = check_dual_args(alpha, X, y, lam, sign, accept_sparse=True)
     w = weights_unchecked(alpha, X, y, lam, sign)
     return (1.0 - y * (X @ w)) / X.shape[0]

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validation import check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y
 
-__all__ = ["SignSVMProblem", "make_problem", "check_time_limit", "is_sparse", "canonical_csr", "INDEX_DTYPE"]
+__all__ = ["SignSVMProblem", "make_problem", "check_data", "check_time_limit", "is_sparse", "canonical_csr", "INDEX_DTYPE"]
 
 INDEX_DTYPE = np.int32
 """The column-index type of the rows coordinate ascent's compiled passes read
@@ -124,14 +124,19 @@ def make_problem(X, y, lam, sign=None, *, sample_weight=None, two_classes: bool 
     >>> make_problem(np.eye(3), [1, -1, 1], 0.5, sample_weight=[2, 0, 1]).upper.tolist()
     [2.0, 0.0, 1.0]
     """
-    if accept_sparse and is_sparse(X):
-        X, y = _check_sparse_X(X), check_labels(y, X.shape[0], "y")
-    else:
-        X, y = check_X_y(X, y)
+    X, y = check_data(X, y, accept_sparse)
     if two_classes:
         check_two_classes(y)
     w = None if sample_weight is None else check_weights(sample_weight, X.shape[0], "sample_weight")
     return SignSVMProblem(X, y, check_positive(lam, "lam"), check_sign(sign, X.shape[1]), w)
+
+
+def check_data(X, y, accept_sparse: bool = True):
+    """X as a finite float64 (n, d) array, or with ``accept_sparse`` a scipy.sparse matrix of any
+    format held as canonical CSR (never densified), and y as +-1 of length n."""
+    if accept_sparse and is_sparse(X):
+        return _check_sparse_X(X), check_labels(y, X.shape[0], "y")
+    return check_X_y(X, y)
 
 
 def _check_sparse_X(X):
