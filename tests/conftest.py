@@ -2,8 +2,17 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+# Under CI the property tests draw their examples from a seed fixed per test (derandomize), so
+# that a run on a clean clone is a function of the commit; at a desk they keep exploring afresh
+# (and hypothesis's example database replays what they found). Either way a failure prints the
+# example and the @reproduce_failure blob.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
