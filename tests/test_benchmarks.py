@@ -152,3 +152,28 @@ def test_certify_summary_counts_and_catches_a_contradicted_certificate():
     assert totals["min_ratio_total"] == pytest.approx(0.1 / 0.2)
     assert totals["slower_than_solve"] == 1 and totals["worse_max"] == pytest.approx(5e-6)
     assert totals["worse_wide"] == 0                 # d = 2 < 0.8 n
+
+
+def test_liblinear_passes_reports_a_point_within_the_accuracy_it_claims():
+    _benchmarks_on_path()
+    from peers import floor, linear
+
+    from svmcert import signsvm
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(80) > 0, 1.0, -1.0)
+    row = floor.passes_row(X, y, 1.0, data="toy", repeat=1, budget=0.0, products=(1e-6, 2e-6, X.size),
+                           liblinear=True)
+    lam = 1.0 / 80
+    p_star = signsvm.solve(X, y, lam, np.zeros(5), tol=1e-10).primal
+    w = linear.liblinear_fit(X, y, lam, row["liblinear_tol"], 100_000)[0]     # the setting it timed
+    excess = (signsvm.primal_objective(w, X, y, lam) - p_star) / p_star
+    assert row["liblinear_reached"] and excess <= 1e-6 + 1e-9       # P* of the helper vs a 1e-10 solve
+    assert row["liblinear_excess"] == pytest.approx(excess, abs=1e-9)
+    assert row["liblinear_passes_dense"] == pytest.approx(row["liblinear_cpu"] / 1e-6)
+    assert row["liblinear_passes_csr"] == pytest.approx(row["liblinear_cpu"] / 2e-6)
+    assert row["liblinear_tols_tried"].split()[-1].startswith(f"{row['liblinear_tol']:g}:")
+    with pytest.raises(ValueError, match="sign"):
+        floor.passes_row(X, y, 1.0, sign=np.ones(5), repeat=1, budget=0.0, products=(1e-6, 2e-6, X.size),
+                         liblinear=True)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .common import timed
 
-__all__ = ["gaussian_dense", "gaussian_sparse", "product_times", "passes_row", "scaling", "slopes"]
+__all__ = ["gaussian_dense", "gaussian_sparse", "product_times", "passes_row", "liblinear_passes", "scaling", "slopes"]
 
 
 def gaussian_dense(n, d=100, seed=0):
@@ -68,8 +68,13 @@ def product_times(X, repeat=7):
     return per_product(lambda: X @ v), csr, S.nnz
 
 
-def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10.0, products=None):
-    """Our ``solve`` at lam n against one product X v: one row."""
+def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10.0, products=None,
+               liblinear=False, peer_max_iter=100_000):
+    """Our ``solve`` at lam n against one product X v: one row. With ``liblinear`` (free signs
+    only), liblinear on the same problem too, timed at the loosest tolerance whose point is within
+    1e-6 of P* (``linear.peer_at_accuracy``; P* the smaller primal value of our timed solve and an
+    untimed one at tol 1e-9), and its time in products X v: the passes the tool a practitioner
+    would pick makes to the same accuracy."""
     from svmcert import signsvm
 
     n, d = X.shape
@@ -78,15 +83,44 @@ def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10
     t = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
     res = t.result
     t_dense, t_csr, nnz = products or product_times(X)
-    return {"data": data, "n": n, "d": d, "density": nnz / (n * d), "lam_n": lam_n, "ours_cpu": t.cpu,
-            "ours_wall": t.wall, "ours_calls": t.calls, "method": "+".join(res.history.get("method", [])),
-            "iterations": res.n_iter, "rel_gap": res.gap / res.primal, "converged": bool(res.converged),
-            "xv_dense_cpu": t_dense, "xv_csr_cpu": t_csr, "passes_dense": t.cpu / t_dense,
-            "passes_csr": t.cpu / t_csr}
+    row = {"data": data, "n": n, "d": d, "density": nnz / (n * d), "lam_n": lam_n, "ours_cpu": t.cpu,
+           "ours_wall": t.wall, "ours_calls": t.calls, "method": "+".join(res.history.get("method", [])),
+           "iterations": res.n_iter, "rel_gap": res.gap / res.primal, "converged": bool(res.converged),
+           "xv_dense_cpu": t_dense, "xv_csr_cpu": t_csr, "passes_dense": t.cpu / t_dense,
+           "passes_csr": t.cpu / t_csr}
+    if liblinear:
+        row.update(liblinear_passes(X, y, lam, sign, res, t_dense, t_csr, max_iter=peer_max_iter,
+                                    repeat=repeat, budget=budget))
+    return row
 
 
-def scaling(family, sizes, lam_ns, *, d=None, density=0.01, repeat=3, budget=10.0, log=print):
-    """Rows of :func:`passes_row` for the synthetic ``family`` ("dense" or "sparse") at each n."""
+def liblinear_passes(X, y, lam, sign, res, t_dense, t_csr, *, rtol=1e-6, max_iter=100_000, repeat=3, budget=10.0):
+    """liblinear's columns of :func:`passes_row`: its tolerance, CPU seconds, iterations, whether
+    the cap stopped it, its excess over P* and whether it reached P* (1 + rtol), and its time in
+    products X v (dense and CSR)."""
+    from svmcert import signsvm
+
+    from .common import rel_excess
+    from .linear import ours_reference, peer_at_accuracy
+
+    if np.any(np.asarray(sign) != 0):
+        raise ValueError("sign: liblinear solves the unconstrained problem only (sign all 0)")
+    p_ref, _, _ = ours_reference(X, y, lam, sign)
+    p_star = min(p_ref, res.primal)
+    found = peer_at_accuracy("liblinear", X, y, lam, sign, p_star * (1.0 + rtol), max_iter=max_iter,
+                             repeat=repeat, budget=budget, p_star=p_star)
+    w, it, capped = found["timing"].result
+    excess = rel_excess(signsvm.primal_objective(w, X, y, lam), p_star)
+    cpu = found["timing"].cpu
+    return {"liblinear_tol": found["tol"], "liblinear_cpu": cpu, "liblinear_iters": it,
+            "liblinear_capped": bool(capped), "liblinear_excess": excess, "liblinear_reached": bool(excess <= rtol),
+            "liblinear_passes_dense": cpu / t_dense, "liblinear_passes_csr": cpu / t_csr,
+            "liblinear_tols_tried": found["tried"]}
+
+
+def scaling(family, sizes, lam_ns, *, d=None, density=0.01, repeat=3, budget=10.0, log=print, liblinear_max_n=0):
+    """Rows of :func:`passes_row` for the synthetic ``family`` ("dense" or "sparse") at each n, with
+    liblinear's columns where n <= ``liblinear_max_n``."""
     rows = []
     for n in sizes:
         if family == "dense":
@@ -95,7 +129,8 @@ def scaling(family, sizes, lam_ns, *, d=None, density=0.01, repeat=3, budget=10.
             X, y = gaussian_sparse(int(n), d or 1000, density)
         prod = product_times(X)
         for lam_n in lam_ns:
-            row = passes_row(X, y, lam_n, data=f"gaussian-{family}", repeat=repeat, budget=budget, products=prod)
+            row = passes_row(X, y, lam_n, data=f"gaussian-{family}", repeat=repeat, budget=budget, products=prod,
+                             liblinear=n <= liblinear_max_n)
             rows.append(row)
             log(row)
         del X

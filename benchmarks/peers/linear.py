@@ -26,7 +26,7 @@ import numpy as np
 from .common import quiet, rel_excess, timed
 
 __all__ = ["LIBLINEAR_TOLS", "REHLINE_TOLS", "ours_reference", "liblinear_fit", "rehline_fit",
-           "rehline_scaling_check", "compare", "breakdown"]
+           "rehline_scaling_check", "peer_at_accuracy", "compare", "breakdown"]
 
 LIBLINEAR_TOLS = tuple(10.0 ** -k for k in range(1, 11))
 REHLINE_TOLS = tuple(10.0 ** -k for k in range(2, 11))
@@ -105,6 +105,49 @@ def rehline_scaling_check(n=200, d=8, lam_n=1.0, seed=0):
     return rows
 
 
+def peer_at_accuracy(peer, X, y, lam, sign, target, *, max_iter=20000, max_seconds=None, repeat=3, budget=10.0,
+                     value=None, p_star=None):
+    """Time ``peer`` ("liblinear" or "rehline") at the loosest tolerance of ``LIBLINEAR_TOLS`` /
+    ``REHLINE_TOLS`` whose point has P(w) <= ``target`` (its point projected on the sign set), the
+    tolerances tried from the loosest down. The search stops early when the iteration cap stops a
+    fit (a tighter tolerance cannot help then); if no tolerance reaches the target, the last one
+    tried is timed. The cap is ``max_iter``, lowered (if ``max_seconds`` is given) so that one fit
+    takes about ``max_seconds`` at the rate of a 50-iteration probe. Returns a dict: ``tol`` (the
+    timed setting), ``cap``, ``tried`` (one "tol:excess" entry per fit, excess relative to
+    ``p_star``, default ``target``) and ``timing`` (a :class:`common.Timing` whose result is
+    (w, iterations, capped))."""
+    from svmcert import signsvm
+
+    sign = np.asarray(sign, float)
+    p_star = target if p_star is None else p_star
+    if value is None:
+        def value(w):
+            return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
+
+    def peer_fit_capped(t, cap):
+        if peer == "liblinear":
+            return liblinear_fit(X, y, lam, t, cap)
+        return rehline_fit(X, y, lam, sign, t, cap)
+
+    if max_seconds is not None:
+        probe = timed(lambda: peer_fit_capped(1e-15, 50), 1, 0.0)
+        per_iter = probe.cpu / max(probe.result[1], 1)
+        max_iter = int(min(max_iter, max(1000, max_seconds / max(per_iter, 1e-9))))
+
+    tols = LIBLINEAR_TOLS if peer == "liblinear" else REHLINE_TOLS
+    chosen, tried = None, []
+    for t in tols:
+        w, it, capped = peer_fit_capped(t, max_iter)
+        tried.append(f"{t:g}:{rel_excess(value(w), p_star):.2g}{'(cap)' if capped else ''}")
+        if value(w) <= target or capped:
+            chosen = t
+            break
+    if chosen is None:
+        chosen = tols[-1]
+    return {"tol": chosen, "cap": max_iter, "tried": " ".join(tried),
+            "timing": timed(lambda: peer_fit_capped(chosen, max_iter), repeat, budget)}
+
+
 def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6, ref_tol=1e-9, max_iter=20000,
             max_seconds=None, repeat=3, budget=10.0):
     """One row: ours vs ``peer`` ("liblinear" or "rehline") at lam = lam_n / n with accuracy matched
@@ -125,38 +168,12 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
     p_star, d_star = min(p_ref, res.primal), max(d_ref, res.dual)
     target = p_star * (1.0 + rtol)
 
-    def peer_fit_capped(t, cap):
-        if peer == "liblinear":
-            return liblinear_fit(X, y, lam, t, cap)
-        return rehline_fit(X, y, lam, sign, t, cap)
-
-    def peer_fit(t):
-        return peer_fit_capped(t, max_iter)
-
-    tols_first = 1e-15
-
     def value(w):
         return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
 
-    if max_seconds is not None:
-        probe = timed(lambda: peer_fit_capped(tols_first, 50), 1, 0.0)
-        per_iter = probe.cpu / max(probe.result[1], 1)
-        max_iter = int(min(max_iter, max(1000, max_seconds / max(per_iter, 1e-9))))
-
-    tols = LIBLINEAR_TOLS if peer == "liblinear" else REHLINE_TOLS
-    chosen, reached, tried = None, False, []
-    for t in tols:
-        w, it, capped = peer_fit(t)
-        tried.append(f"{t:g}:{rel_excess(value(w), p_star):.2g}{'(cap)' if capped else ''}")
-        if value(w) <= target:
-            chosen, reached = t, True
-            break
-        if capped:           # a tighter tolerance cannot help once the iteration cap stops the run
-            chosen = t
-            break
-    if chosen is None:
-        chosen = tols[-1]
-    peer_t = timed(lambda: peer_fit(chosen), repeat, budget)
+    found = peer_at_accuracy(peer, X, y, lam, sign, target, max_iter=max_iter, max_seconds=max_seconds,
+                             repeat=repeat, budget=budget, value=value, p_star=p_star)
+    chosen, max_iter, tried, peer_t = found["tol"], found["cap"], found["tried"], found["timing"]
     w, it, capped = peer_t.result
     p_peer = value(w)
     reached = bool(p_peer <= target)
@@ -171,7 +188,7 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
             "peer_iters": it, "peer_capped": capped, "peer_excess": rel_excess(p_peer, p_star),
             "peer_reached": reached,
             "peer_violation": float(np.max(np.maximum(0.0, -sign * w), initial=0.0)),
-            "tols_tried": " ".join(tried),
+            "tols_tried": tried,
             "p_star": p_star, "p_star_uncertainty": rel_excess(p_star, d_star),
             "ratio_cpu": ratio_cpu, "ratio_wall": peer_t.wall / ours_t.wall,
             "comparable": bool(reached and ours_reached)}

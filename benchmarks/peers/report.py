@@ -89,13 +89,15 @@ def libsvm_table(df):
 
 def passes_table(df):
     cols = ["data", "n", "d", "lam_n", "ours_cpu", "method", "iterations", "rel_gap", "converged", "xv_dense_cpu",
-            "passes_dense", "goal", "met"]
+            "passes_dense", "liblinear_cpu", "liblinear_tol", "liblinear_reached", "liblinear_passes_dense", "goal",
+            "met"]
     return df[[c for c in cols if c in df.columns]].copy()
 
 
 def scaling_table(df):
     cols = ["data", "n", "d", "density", "lam_n", "ours_cpu", "ours_calls", "method", "iterations", "rel_gap",
-            "converged", "xv_dense_cpu", "passes_dense", "xv_csr_cpu", "passes_csr"]
+            "converged", "xv_dense_cpu", "passes_dense", "xv_csr_cpu", "passes_csr", "liblinear_cpu", "liblinear_tol",
+            "liblinear_reached", "liblinear_passes_dense", "liblinear_passes_csr"]
     return df[[c for c in cols if c in df.columns]].copy()
 
 
