@@ -73,11 +73,22 @@ def _cpu_model() -> str:
 
 
 def _git_commit() -> str:
+    """HEAD's short hash, with "+dirty" when the library or the benchmark code differs from it
+    (uncommitted changes under ``lib/`` or ``benchmarks/``, the results themselves excepted): the
+    measured code is then not the commit's."""
+    here = Path(__file__).parent
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=here, text=True, capture_output=True, check=True).stdout.strip()
+
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, text=True,
-                              capture_output=True, check=True).stdout.strip()
+        head = git("rev-parse", "--short", "HEAD")
+        top = git("rev-parse", "--show-toplevel")
+        changed = git("-C", top, "status", "--porcelain", "--untracked-files=no", "--", "lib", "benchmarks",
+                      ":(exclude)benchmarks/results")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return head + ("+dirty" if changed else "")
 
 
 def provenance() -> dict:
