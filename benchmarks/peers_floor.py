@@ -42,7 +42,7 @@ def main(argv=None):
     ap.add_argument("--scaling-lam-n", nargs="+", type=float, default=[1.0])
     ap.add_argument("--dense-sizes", nargs="+", type=float, default=[1e4, 1e5, 1e6])
     ap.add_argument("--sparse-sizes", nargs="*", type=float, default=[],
-                    help="off by default: solve() takes dense arrays only (see the module docstring)")
+                    help="off by default; the family is solved as a CSR matrix (see the module docstring)")
     ap.add_argument("--no-liblinear", dest="liblinear", action="store_false",
                     help="skip liblinear's passes to the same accuracy (on by default)")
     ap.add_argument("--liblinear-max-n", type=float, default=1e5,

@@ -21,7 +21,7 @@ import numpy as np
 
 from .common import timed
 
-__all__ = ["gaussian_dense", "gaussian_sparse", "product_times", "passes_row", "liblinear_passes", "scaling", "slopes"]
+__all__ = ["gaussian_dense", "gaussian_sparse", "product_times", "passes_row", "scaling", "slopes"]
 
 
 def gaussian_dense(n, d=100, seed=0):
@@ -80,6 +80,8 @@ def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10
     n, d = X.shape
     lam = lam_n / n
     sign = np.zeros(d) if sign is None else sign
+    if liblinear and np.any(np.asarray(sign) != 0):
+        raise ValueError("sign: liblinear solves the unconstrained problem only (sign all 0)")
     t = timed(lambda: signsvm.solve(X, y, lam, sign, tol=tol), repeat, budget)
     res = t.result
     t_dense, t_csr, nnz = products or product_times(X)
@@ -89,31 +91,28 @@ def passes_row(X, y, lam_n, *, data="", sign=None, tol=1e-6, repeat=3, budget=10
            "xv_dense_cpu": t_dense, "xv_csr_cpu": t_csr, "passes_dense": t.cpu / t_dense,
            "passes_csr": t.cpu / t_csr}
     if liblinear:
-        row.update(liblinear_passes(X, y, lam, sign, res, t_dense, t_csr, max_iter=peer_max_iter,
-                                    repeat=repeat, budget=budget))
+        row.update(_liblinear_columns(X, y, lam, sign, res, t_dense, t_csr, max_iter=peer_max_iter,
+                                      repeat=repeat, budget=budget))
     return row
 
 
-def liblinear_passes(X, y, lam, sign, res, t_dense, t_csr, *, rtol=1e-6, max_iter=100_000, repeat=3, budget=10.0):
-    """liblinear's columns of :func:`passes_row`: its tolerance, CPU seconds, iterations, whether
-    the cap stopped it, its excess over P* and whether it reached P* (1 + rtol), and its time in
-    products X v (dense and CSR)."""
-    from svmcert import signsvm
-
+def _liblinear_columns(X, y, lam, sign, res, t_dense, t_csr, *, rtol=1e-6, max_iter=100_000, repeat=3, budget=10.0):
+    """liblinear's columns of :func:`passes_row` (free signs, checked there): its tolerance, CPU
+    seconds, iterations, whether the cap stopped it, its excess over P* and whether it reached
+    P* (1 + rtol), and its time in products X v (dense and CSR)."""
     from .common import rel_excess
     from .linear import ours_reference, peer_at_accuracy
 
-    if np.any(np.asarray(sign) != 0):
-        raise ValueError("sign: liblinear solves the unconstrained problem only (sign all 0)")
     p_ref, _, _ = ours_reference(X, y, lam, sign)
     p_star = min(p_ref, res.primal)
-    found = peer_at_accuracy("liblinear", X, y, lam, sign, p_star * (1.0 + rtol), max_iter=max_iter,
-                             repeat=repeat, budget=budget, p_star=p_star)
-    w, it, capped = found["timing"].result
-    excess = rel_excess(signsvm.primal_objective(w, X, y, lam), p_star)
+    target = p_star * (1.0 + rtol)
+    found = peer_at_accuracy("liblinear", X, y, lam, sign, target, max_iter=max_iter, repeat=repeat, budget=budget,
+                             p_star=p_star)
+    _, it, capped = found["timing"].result
     cpu = found["timing"].cpu
     return {"liblinear_tol": found["tol"], "liblinear_cpu": cpu, "liblinear_iters": it,
-            "liblinear_capped": bool(capped), "liblinear_excess": excess, "liblinear_reached": bool(excess <= rtol),
+            "liblinear_capped": bool(capped), "liblinear_excess": rel_excess(found["primal"], p_star),
+            "liblinear_reached": bool(found["primal"] <= target),
             "liblinear_passes_dense": cpu / t_dense, "liblinear_passes_csr": cpu / t_csr,
             "liblinear_tols_tried": found["tried"]}
 

@@ -106,7 +106,7 @@ def rehline_scaling_check(n=200, d=8, lam_n=1.0, seed=0):
 
 
 def peer_at_accuracy(peer, X, y, lam, sign, target, *, max_iter=20000, max_seconds=None, repeat=3, budget=10.0,
-                     value=None, p_star=None):
+                     p_star=None):
     """Time ``peer`` ("liblinear" or "rehline") at the loosest tolerance of ``LIBLINEAR_TOLS`` /
     ``REHLINE_TOLS`` whose point has P(w) <= ``target`` (its point projected on the sign set), the
     tolerances tried from the loosest down. The search stops early when the iteration cap stops a
@@ -114,15 +114,15 @@ def peer_at_accuracy(peer, X, y, lam, sign, target, *, max_iter=20000, max_secon
     tried is timed. The cap is ``max_iter``, lowered (if ``max_seconds`` is given) so that one fit
     takes about ``max_seconds`` at the rate of a 50-iteration probe. Returns a dict: ``tol`` (the
     timed setting), ``cap``, ``tried`` (one "tol:excess" entry per fit, excess relative to
-    ``p_star``, default ``target``) and ``timing`` (a :class:`common.Timing` whose result is
-    (w, iterations, capped))."""
+    ``p_star``, default ``target``), ``timing`` (a :class:`common.Timing` whose result is
+    (w, iterations, capped)) and ``primal`` (P of the timed point, projected on the sign set)."""
     from svmcert import signsvm
 
     sign = np.asarray(sign, float)
     p_star = target if p_star is None else p_star
-    if value is None:
-        def value(w):
-            return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
+
+    def value(w):
+        return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
 
     def peer_fit_capped(t, cap):
         if peer == "liblinear":
@@ -138,14 +138,16 @@ def peer_at_accuracy(peer, X, y, lam, sign, target, *, max_iter=20000, max_secon
     chosen, tried = None, []
     for t in tols:
         w, it, capped = peer_fit_capped(t, max_iter)
-        tried.append(f"{t:g}:{rel_excess(value(w), p_star):.2g}{'(cap)' if capped else ''}")
-        if value(w) <= target or capped:
+        p = value(w)
+        tried.append(f"{t:g}:{rel_excess(p, p_star):.2g}{'(cap)' if capped else ''}")
+        if p <= target or capped:
             chosen = t
             break
     if chosen is None:
         chosen = tols[-1]
-    return {"tol": chosen, "cap": max_iter, "tried": " ".join(tried),
-            "timing": timed(lambda: peer_fit_capped(chosen, max_iter), repeat, budget)}
+    timing = timed(lambda: peer_fit_capped(chosen, max_iter), repeat, budget)
+    return {"tol": chosen, "cap": max_iter, "tried": " ".join(tried), "timing": timing,
+            "primal": value(timing.result[0])}
 
 
 def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6, ref_tol=1e-9, max_iter=20000,
@@ -168,14 +170,10 @@ def compare(peer, X, y, lam_n, sign, *, data="", pattern="", tol=1e-6, rtol=1e-6
     p_star, d_star = min(p_ref, res.primal), max(d_ref, res.dual)
     target = p_star * (1.0 + rtol)
 
-    def value(w):
-        return signsvm.primal_objective(signsvm.project_sign(w, sign), X, y, lam)
-
     found = peer_at_accuracy(peer, X, y, lam, sign, target, max_iter=max_iter, max_seconds=max_seconds,
-                             repeat=repeat, budget=budget, value=value, p_star=p_star)
-    chosen, max_iter, tried, peer_t = found["tol"], found["cap"], found["tried"], found["timing"]
+                             repeat=repeat, budget=budget, p_star=p_star)
+    chosen, max_iter, tried, peer_t, p_peer = (found[k] for k in ("tol", "cap", "tried", "timing", "primal"))
     w, it, capped = peer_t.result
-    p_peer = value(w)
     reached = bool(p_peer <= target)
     ours_reached = bool(res.converged and res.primal <= target)
     ratio_cpu = peer_t.cpu / ours_t.cpu
