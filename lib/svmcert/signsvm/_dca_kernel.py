@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from ._dca_rows import dense_rows, row_layout, scaled_csr
+from ._prefetch import PREFETCH_MIN_BYTES, prefetch, prefetch_row
 
 __all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "seed", "ROW_WORK",
            "CONSTRAINED_ROW_WORK"]   # the row layout lives in ._dca_rows, re-exported here
@@ -184,17 +185,18 @@ def _workspace(cptr):
 
 
 @njit(cache=True, nogil=True)
-def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper):
+def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper, lookahead=0):
     """One pass over ``order``: the exact step on each alpha_i in [0, upper_i], omega updated in
-    place (:func:`_sweep` with nothing shrunk and every nonzero step taken)."""
+    place (:func:`_sweep` with nothing shrunk and every nonzero step taken; ``lookahead``: its
+    prefetch distance, 0 for none)."""
     cross, which = _workspace(cptr)
     _sweep(order, order.shape[0], indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
-           np.inf, -np.inf, -1.0, cross, which)
+           np.inf, -np.inf, -1.0, cross, which, lookahead)
 
 
 @njit(cache=True, nogil=True)
 def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
-           pg_max_old, pg_min_old, min_pg, cross, which):
+           pg_max_old, pg_min_old, min_pg, cross, which, lookahead):
     """One pass of exact steps over ``index[:active]``, the row body of :func:`epoch` and
     :func:`run_shrinking` (written once; the pass, not the row, is the call).
 
@@ -205,12 +207,18 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
     work), work counted as in :func:`run_shrinking`. The row's slope and the directed step's usual case are written out:
     as a compiled helper, inlined or not, a constrained row of svmguide1 (4 nonzeros) took 117 ns
     against 18 ns here, a free one 77 against 10.
+
+    ``lookahead`` > 0 prefetches the row that many places ahead in ``index`` and the per-row entries
+    (indptr, cptr, alpha, upper, sq_norm) of the one twice as far (:mod:`._prefetch`); it changes
+    when bytes arrive, never a value.
     """
     target = 1.0 / lam_n
     pg_max, pg_min = -np.inf, np.inf
     work = 0
     s = 0
     while s < active:
+        if lookahead > 0:
+            _prefetch_ahead(index, s, active, lookahead, indptr, indices, values, cptr, cpos, sq_norm, alpha, upper)
         i = index[s]
         if indptr[i] == indptr[i + 1]:
             alpha[i] = upper[i]
@@ -284,7 +292,7 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
 
 @njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
-                  carry, max_work=np.inf, index=None):
+                  carry, max_work=np.inf, index=None, lookahead=0):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -312,6 +320,10 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     (same passes, same alpha bit for bit). A call that meets eps sets ``carry[3] = -1``, and a
     call that finds ``carry[3] < 0`` starts afresh, from all n in index order, as every call
     without ``index`` does.
+
+    ``lookahead``: the passes' prefetch distance (:func:`_sweep`; 0 for none,
+    :func:`._prefetch.prefetch_distance` for the rows' size), used in a pass whose active rows
+    take at least PREFETCH_MIN_BYTES (a shrunken set may fit the caches). It changes no value.
     """
     n = alpha.shape[0]
     if index is None:
@@ -324,6 +336,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     else:
         active = int(carry[3])
     cross, which = _workspace(cptr)
+    row_bytes = 12.0 * indptr[n] / max(n, 1)       # a row's mean values and indices, for the prefetch
     pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
     work = 0
@@ -332,8 +345,9 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         for s in range(active - 1):
             j = s + np.random.randint(active - s)
             index[s], index[j] = index[j], index[s]
+        ahead = lookahead if active * row_bytes >= PREFETCH_MIN_BYTES else 0   # a shrunken set may fit the caches
         active, pg_max, pg_min, w = _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega,
-                                           sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which)
+                                           sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which, ahead)
         work += w
         passes += 1
         if pg_max - pg_min <= eps and active == n:
@@ -349,6 +363,25 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
             break
     _carry(carry, pg_max, pg_min, work, active)
     return passes, False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _prefetch_ahead(index, s, active, ahead, indptr, indices, values, cptr, cpos, sq_norm, alpha, upper):
+    """The prefetches of :func:`_sweep` at position s: row index[s + ahead] (its values, column
+    indices and constrained positions), and the per-row entries of index[s + 2 ahead], which the
+    next of these calls reads to find that row."""
+    if s + 2 * ahead < active:
+        j = index[s + 2 * ahead]
+        prefetch(indptr, j)
+        prefetch(cptr, j)
+        prefetch(alpha, j)
+        prefetch(upper, j)
+        prefetch(sq_norm, j)
+    if s + ahead < active:
+        j = index[s + ahead]
+        prefetch_row(indptr, indices, values, j)
+        for c in range(cptr[j], cptr[j + 1], 8):
+            prefetch(cpos, c)
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,67 @@
+"""The compiled passes' software prefetch (``signsvm._prefetch``) is a hint only: a pass with it
+takes exactly the steps of the pass without it, bit for bit, whether it prefetches every row
+(``epoch``) or only while the active rows exceed the caches' share (``run_shrinking``)."""
+
+import numpy as np
+import pytest
+
+from svmcert.signsvm._dca_kernel import dense_rows, epoch, run_shrinking, seed as seed_kernel
+from svmcert.signsvm._prefetch import PREFETCH_DISTANCE, PREFETCH_MIN_BYTES, prefetch_distance
+
+
+def _rows(n, d, seed, density=1.0, constrained=True):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < density)
+    X[rng.integers(n)] = 0.0                                    # an empty row too
+    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) >= 0, 1.0, -1.0)
+    sign = rng.choice([-1.0, 0.0, 1.0], size=d) if constrained else np.zeros(d)
+    lam_n = 0.5
+    indptr, indices, values, cptr, cpos, sq, _ = dense_rows(X, y / lam_n, sign)
+    return (indptr, indices, values), (cptr, cpos, sq), sign, lam_n
+
+
+@pytest.mark.parametrize("lookahead", [1, PREFETCH_DISTANCE, 50])
+@pytest.mark.parametrize("constrained", [False, True])
+def test_a_prefetching_pass_takes_the_same_steps(lookahead, constrained):
+    csr, layout, sign, lam_n = _rows(300, 12, seed=3, density=0.6, constrained=constrained)
+    n = csr[0].size - 1
+    rng = np.random.default_rng(7)
+    results = []
+    for ahead in (0, lookahead):
+        alpha, omega = np.zeros(n), np.zeros(sign.size)
+        for _ in range(3):
+            epoch(rng.permutation(n) if ahead == 0 else orders.pop(0), *csr, *layout, alpha, omega, sign, lam_n,
+                  np.ones(n), ahead)
+        results.append((alpha, omega))
+        if ahead == 0:
+            rng = np.random.default_rng(7)
+            orders = [rng.permutation(n) for _ in range(3)]
+    (a0, o0), (a1, o1) = results
+    assert np.any(a0 > 0.0)                                     # the passes moved
+    assert np.array_equal(a0, a1) and np.array_equal(o0, o1)
+
+
+def test_shrinking_passes_with_the_prefetch_on_equal_those_without():
+    # 5000 rows of 100 entries take 6 MB (values and int32 indices): above PREFETCH_MIN_BYTES, so
+    # the first passes prefetch and the shrunken ones stop once their rows fit the caches' share
+    n, d = 5000, 100
+    assert 12 * n * d >= PREFETCH_MIN_BYTES
+    csr, layout, sign, lam_n = _rows(n, d, seed=11)
+    runs = []
+    for lookahead in (0, PREFETCH_DISTANCE):
+        seed_kernel(5)
+        alpha, omega = np.zeros(n), np.zeros(d)
+        carry, index = np.array([np.inf, -np.inf, 0.0, -1.0]), np.arange(n)
+        passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, 1e-3, 40, np.ones(n), carry,
+                                    np.inf, index, lookahead)
+        runs.append((alpha, omega, carry.copy(), index.copy(), passes, met))
+    (a0, o0, c0, i0, p0, m0), (a1, o1, c1, i1, p1, m1) = runs
+    assert p0 == p1 and m0 == m1 and p0 > 1
+    assert np.array_equal(a0, a1) and np.array_equal(o0, o1)
+    assert np.array_equal(c0, c1) and np.array_equal(i0, i1)
+
+
+def test_prefetch_distance_follows_the_rows_size():
+    first = -(-PREFETCH_MIN_BYTES // 12)                       # entries of 8 + 4 bytes reaching it
+    assert prefetch_distance(np.zeros(first - 1, np.int32), np.zeros(first - 1)) == 0
+    assert prefetch_distance(np.zeros(first, np.int32), np.zeros(first)) == PREFETCH_DISTANCE
