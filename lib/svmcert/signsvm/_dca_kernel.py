@@ -8,7 +8,9 @@ liblinear's shrinking. Rows are given in CSR form (indptr, indices, values) with
 divided by lam * n, plus the per-row layout of :func:`row_layout`; they come from a dense X
 (:func:`scaled_csr`) or straight from a sparse CSR X (its indptr, indices and scaled data), so
 the passes never touch a dense matrix. ``upper`` holds the dual box's upper bounds (s_i for
-per-sample weights, ones for the paper's problem: alpha_i in [0, upper_i]).
+per-sample weights, ones for the paper's problem: alpha_i in [0, upper_i]). Where the rows a pass
+visits exceed the caches' share, it prefetches each row a few places ahead of its random order
+(:mod:`._prefetch`): the same steps, with less waiting for memory.
 """
 
 from __future__ import annotations
