@@ -106,6 +106,30 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
     assert auto_plan(500, 100, X.size, lam)[0] == "dual-coordinate"          # statistic not given
 
 
+def test_the_rows_rule_reaches_large_dense_problems_where_the_interior_point_method_is_cheap():
+    # 12000 x 100 is beyond the compiled iteration (n d > 2^20), but the interior-point method
+    # costs about 15 passes of coordinate ascent there (ipm_is_cheap): the Gaussian rows (||x||^2
+    # ~ 100 at lam n = 1) go to it alone and it certifies; the same shape as CSR, d > n, or a
+    # wide dense shape whose method costs many passes (MNIST-5k's, 54) keep coordinate ascent first
+    from svmcert.signsvm.interior_point import uses_compiled_iteration
+    from svmcert.signsvm.solve import AUTO_IPM_MAX_PASSES, DCA_SEC_PER_WORK, ipm_is_cheap, ipm_seconds
+
+    n, d = 12000, 100
+    assert not uses_compiled_iteration(n, d, False) and ipm_is_cheap(n, d)
+    X, y = _gaussian_classes(n, d)
+    lam = 1.0 / n
+    res = signsvm.solve(X, y, lam)
+    assert res.history["method"] == ["interior-point"] and res.converged
+    _check_certificate(res, X, y, lam, np.zeros(d))
+    assert auto_plan(n, d, X.size, lam, row_norm=row_norm_scale(X))[0] == "interior-point"
+    assert auto_plan(n, d, X.size, lam, sparse=True, row_norm=row_norm_scale(X))[0] == "dual-coordinate"
+    assert not ipm_is_cheap(n, d, sparse=True) and not ipm_is_cheap(100, 1000)
+    # the threshold in passes, from the time models: MNIST-5k's shape is beyond it
+    cost = ipm_seconds(5000, 784) / ((5000 * 784 + 4 * 5000) * DCA_SEC_PER_WORK)
+    assert cost > AUTO_IPM_MAX_PASSES and not ipm_is_cheap(5000, 784)
+    assert auto_plan(5000, 784, 5000 * 784, 0.1 / 5000, row_norm=1.0)[0] == "dual-coordinate"
+
+
 def test_sign_constraints_lower_the_rows_threshold_for_the_interior_point_method():
     # rows with mean ||x||^2 = 1.6 lam n: between the constrained threshold (1.25) and the free
     # one (2), so a sign-constrained problem runs the interior-point method alone and the free

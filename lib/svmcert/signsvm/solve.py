@@ -8,12 +8,12 @@
   ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
   10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
   does not depend on lambda.
-- where the interior-point method runs its compiled iteration (a small dense problem,
-  :func:`.interior_point.uses_compiled_iteration`) and the mean squared norm of the rows over
-  lam n is at least AUTO_IPM_ABOVE_SCALED_NORM: the interior-point method too. That ratio,
-  liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its box: where it
-  is large many alphas are free and coupled, and coordinate ascent slows down
-  (:func:`row_norm_scale`).
+- where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration,
+  a small dense problem, or a dense X with d <= n costs it at most AUTO_IPM_MAX_PASSES passes of
+  coordinate ascent by the time models) and the mean squared norm of the rows over lam n is at
+  least AUTO_IPM_ABOVE_SCALED_NORM: the interior-point method too. That ratio, liblinear's
+  C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
+  many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
   within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
   never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
@@ -45,6 +45,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_iterations, check_positive, check_vector
+from ._dca_kernel import ROW_WORK
 from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
 from .interior_point import IPM_MAX_ITER, run_interior_point, uses_compiled_iteration
@@ -52,8 +53,9 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
-__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "row_norm_scale",
-           "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
+__all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap",
+           "row_norm_scale", "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM",
+           "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED", "AUTO_IPM_MAX_PASSES",
            "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
@@ -83,6 +85,22 @@ lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budge
 1.54-1.71 times as long (timed side by side in one session); at 1.18 (sonar at lam n = 10)
 coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
 threshold sits between the two. The free pattern keeps 2.0."""
+AUTO_IPM_MAX_PASSES = 30.0
+"""Where the interior-point method does not run its compiled iteration, the rules on the rows'
+norm (AUTO_IPM_ABOVE_SCALED_NORM and its constrained value) still apply to a dense X with d <= n
+whose interior-point estimate (:func:`ipm_seconds`) is at most this many passes of coordinate
+ascent over all n d entries (DCA_SEC_PER_WORK): the rules' argument is about coordinate ascent's
+steps, and where the interior-point method costs as little as on the problems the rules were
+measured on (12 to 24 passes on the seven LIBSVM sets, 40 on a 200 x 5 problem) they carry over.
+Two Gaussian classes with d = 100 cost it 14.5 passes at any n >= 3e4, MNIST-5k 54 (its
+coordinate ascent certified lam n = 0.1, rows 10 times lam n, in 0.11 s against 0.89 s for the
+interior-point method: the rule must not reach it). On the Gaussian classes at n = 1e5 (one
+thread, CPU seconds; auto before the rule / coordinate ascent alone / interior point alone),
+free signs: lam n = 10 (rows 10 lam n) 1.23 / 2.85 (not certified in 3000 passes) / 0.92,
+lam n = 25 1.10 / 1.45 / 0.95, lam n = 50 1.09 / 0.96 / 0.95; random signs in {-1, 0, +1}: 1.67 /
+2.07 / 1.30, 1.54 / 1.13 / 1.37, 1.52 / 0.74 / 1.34. With the rule auto runs the interior-point
+method alone in all six: faster than before in each, though with sign constraints at lam n = 25
+and 50 coordinate ascent alone was faster still."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
@@ -153,6 +171,28 @@ def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) ->
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
 
 
+def ipm_is_cheap(n: int, d: int, sparse: bool = False) -> bool:
+    """Whether ``auto``'s rules on the rows' norm apply to an (n, d) problem: the interior-point
+    method runs its compiled iteration (:func:`.interior_point.uses_compiled_iteration`), or X is
+    dense with d <= n and the method's estimate (:func:`ipm_seconds`) is at most
+    AUTO_IPM_MAX_PASSES passes of coordinate ascent over its n d entries.
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.solve import ipm_is_cheap
+    >>> ipm_is_cheap(690, 14), ipm_is_cheap(100_000, 100), ipm_is_cheap(5000, 784)
+    (True, True, False)
+    >>> ipm_is_cheap(100_000, 100, sparse=True), ipm_is_cheap(100, 1000)
+    (False, False)
+    """
+    if uses_compiled_iteration(n, d, sparse):
+        return True
+    if sparse or d > n:
+        return False
+    one_pass = (float(n) * d + ROW_WORK * float(n)) * DCA_SEC_PER_WORK
+    return ipm_seconds(n, d) <= AUTO_IPM_MAX_PASSES * one_pass
+
+
 def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
               row_norm: float | None = None, constrained: bool = False) -> tuple[str, int]:
     """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
@@ -184,10 +224,12 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     'dual-coordinate'
     >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5, constrained=True)[0]
     'interior-point'
+    >>> auto_plan(100_000, 100, 10**7, 1.0 / 100_000, row_norm=100.0)[0]    # Gaussian, d = 100
+    'interior-point'
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    if (row_norm is not None and uses_compiled_iteration(n, d, sparse)
+    if (row_norm is not None and ipm_is_cheap(n, d, sparse)
             and row_norm >= (AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM) * lam * n):
         return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
@@ -253,8 +295,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     sign : array of shape (d,), optional
         Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
-        ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and on a small
-        dense problem whose rows' mean squared norm is at least AUTO_IPM_ABOVE_SCALED_NORM lam n;
+        ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and where that
+        method is cheap (:func:`ipm_is_cheap`: a small dense problem, or a dense one with d <= n
+        costing it at most AUTO_IPM_MAX_PASSES passes) and the rows' mean squared norm is at least
+        AUTO_IPM_ABOVE_SCALED_NORM lam n;
         otherwise coordinate ascent within a budget of work (or until its rate shows it would not
         finish within it) and the interior-point method if it has not certified ``tol`` by then.
         ``"frank-wolfe"`` is the paper's Algorithm 1.
@@ -352,7 +396,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
     plan, work = auto_plan(n, d, nnz, p.lam, p.sparse,
-                           row_norm_scale(p.X) if uses_compiled_iteration(n, d, p.sparse) else None,
+                           row_norm_scale(p.X) if ipm_is_cheap(n, d, p.sparse) else None,
                            constrained=bool(np.any(p.sign != 0.0)))
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
