@@ -22,6 +22,14 @@ compiled iteration's model where the method runs it) and one unit of coordinate 
 ascent's seconds over the work it did, nonzeros visited plus ``ROW_WORK`` per row, certificates and
 set-up included). Writes ``results/auto_plan.csv``.
 
+``--gaussian N [N ...]`` measures instead two Gaussian classes N(+-e_1, I) with d = 100 at those n
+(``peers.floor.gaussian_dense``, the floor benchmark's family; default lam n 1, 10, 25, 50, 100,
+free and mixed signs), with one more column, ``auto_compiled_only_cpu``: auto with its rules on the
+rows' norm confined to the problems the interior-point method runs compiled
+(AUTO_IPM_MAX_PASSES = 0, the plan before that constant), and writes
+``results/auto_plan_gaussian.csv``; ``--dca-passes`` caps coordinate ascent alone (there 3000:
+past it the cell counts as not certified by that method).
+
 Nothing here changes the library: the file is the evidence for choosing a better plan.
 """
 
@@ -38,22 +46,25 @@ import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers import common  # noqa: E402
+from peers import common, floor  # noqa: E402
 
 LAM_NS = (0.1, 1.0, 10.0, 100.0, 1000.0)
+GAUSSIAN_LAM_NS = (1.0, 10.0, 25.0, 50.0, 100.0)
+GAUSSIAN_DCA_PASSES = 3000
 PATTERNS = ("free", "nonneg", "mixed")
 TOL = 1e-6
 DCA_PASSES = 20_000
 
 
-def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
+def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int | None = None,
+            dca_passes: int = DCA_PASSES) -> dict:
     import importlib
 
     from svmcert import signsvm
 
     solve_module = importlib.import_module("svmcert.signsvm.solve")    # the module, not the function
 
-    X, y = common.problem(data)
+    X, y = common.problem(data) if gaussian_n is None else floor.gaussian_dense(gaussian_n)
     n, d = X.shape
     nnz = int(np.count_nonzero(X))
     sign = common.sign_pattern(pattern, data, d)
@@ -62,12 +73,23 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
     plan, budget = solve_module.auto_plan(n, d, nnz, lam, row_norm=row_norm, constrained=bool(np.any(sign != 0)))
     auto = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
     dca = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=TOL,
-                                             max_epochs=DCA_PASSES), repeat=repeat)
+                                             max_epochs=dca_passes), repeat=repeat)
     ipm = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="interior-point", tol=TOL), repeat=repeat)
     ra, rc, ri = auto.result, dca.result, ipm.result
     certified = [t.cpu for t, r in ((dca, rc), (ipm, ri)) if r.converged]
     oracle = min(certified) if certified else np.nan
     dca_work = float(rc.history.get("work", [np.nan])[-1])
+    extra = {}
+    if gaussian_n is not None:                  # the plan before AUTO_IPM_MAX_PASSES, side by side
+        kept = solve_module.AUTO_IPM_MAX_PASSES
+        solve_module.AUTO_IPM_MAX_PASSES = 0.0
+        try:
+            before = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
+        finally:
+            solve_module.AUTO_IPM_MAX_PASSES = kept
+        extra = dict(auto_compiled_only_cpu=before.cpu,
+                     auto_compiled_only_methods="+".join(before.result.history.get("method", [])),
+                     auto_compiled_only_converged=bool(before.result.converged))
     return dict(
         data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
@@ -77,7 +99,7 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int) -> dict:
         oracle_cpu=oracle, auto_over_oracle=auto.cpu / oracle,
         ipm_iteration=ipm.cpu / max(int(ri.n_iter), 1),
         ipm_iteration_model=solve_module.ipm_seconds(n, d) / solve_module.IPM_ITERATIONS,
-        dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=solve_module.DCA_SEC_PER_WORK)
+        dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=solve_module.DCA_SEC_PER_WORK, **extra)
 
 
 def main(argv=None) -> int:
@@ -86,20 +108,33 @@ def main(argv=None) -> int:
     ap.add_argument("--patterns", nargs="+", default=list(PATTERNS))
     ap.add_argument("--lam-n", nargs="+", type=float, default=list(LAM_NS))
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--csv", default=str(common.RESULTS / "auto_plan.csv"))
+    ap.add_argument("--gaussian", nargs="+", type=int, help="n of the Gaussian family (d = 100) instead of the data sets")
+    ap.add_argument("--dca-passes", type=int, help=f"cap of coordinate ascent alone (default {DCA_PASSES}; "
+                    f"{GAUSSIAN_DCA_PASSES} with --gaussian)")
+    ap.add_argument("--csv")
     args = ap.parse_args(argv)
+    gaussian = args.gaussian is not None
+    if gaussian and args.lam_n == list(LAM_NS):
+        args.lam_n = list(GAUSSIAN_LAM_NS)
+    if gaussian and args.patterns == list(PATTERNS):
+        args.patterns = ["free", "mixed"]
+    passes = args.dca_passes or (GAUSSIAN_DCA_PASSES if gaussian else DCA_PASSES)
+    args.csv = args.csv or str(common.RESULTS / ("auto_plan_gaussian.csv" if gaussian else "auto_plan.csv"))
+    cells = [(f"gaussian-dense-{n}", n) for n in args.gaussian] if gaussian else [(data, None) for data in args.data]
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
-        for data in args.data:
+        for data, gaussian_n in cells:
             for pattern in args.patterns:
                 for lam_n in args.lam_n:
-                    row = measure(data, pattern, lam_n, args.repeat)
+                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes)
                     rows.append(row)
                     print(f"{data:14s} {pattern:6s} lam n {lam_n:<6g} auto {row['auto_cpu'] * 1e3:8.2f} ms "
                           f"({row['auto_methods']}), coordinate ascent {row['dca_cpu'] * 1e3:8.2f} ms "
                           f"({row['dca_passes']} passes), interior point {row['ipm_cpu'] * 1e3:8.2f} ms "
-                          f"({row['ipm_iterations']} it.), auto/oracle {row['auto_over_oracle']:.2f}", flush=True)
+                          f"({row['ipm_iterations']} it.), auto/oracle {row['auto_over_oracle']:.2f}"
+                          + (f", auto compiled-only {row['auto_compiled_only_cpu'] * 1e3:8.2f} ms "
+                             f"({row['auto_compiled_only_methods']})" if gaussian else ""), flush=True)
                     common.write_csv(rows, args.csv)
     ratio = np.array([r["auto_over_oracle"] for r in rows], float)
     ratio = ratio[np.isfinite(ratio)]
