@@ -98,7 +98,7 @@ interior-point method: the rule must not reach it). ``benchmarks/results/auto_pl
 (``auto_plan.py --gaussian 30000 100000``: lam n 1 to 100, free and mixed signs, one thread)
 times the plan with and without this constant side by side: it moved 16 of the 20 cells from
 coordinate ascent's budget followed by the interior-point method to that method alone, each
-0.79-1.04 times the time before (median 0.87), and auto / oracle went from 1.36 to 1.23 in
+0.79-1.04 times the time before (median 0.86), and auto / oracle went from 1.36 to 1.23 in
 geometric mean. It is not the oracle: with mixed signs at n = 1e5 and lam n = 10 to 50
 coordinate ascent alone certified in 300-600 passes, 1.5-3.5 times faster than the
 interior-point method that both plans end with (the one before gave up its budget there too)."""
