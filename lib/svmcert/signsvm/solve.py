@@ -86,22 +86,15 @@ lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budge
 coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
 threshold sits between the two. The free pattern keeps 2.0."""
 AUTO_IPM_MAX_PASSES = 30.0
-"""Where the interior-point method does not run its compiled iteration, the rules on the rows'
-norm (AUTO_IPM_ABOVE_SCALED_NORM and its constrained value) still apply to a dense X with d <= n
-whose interior-point estimate (:func:`ipm_seconds`) is at most this many passes of coordinate
-ascent over all n d entries (DCA_SEC_PER_WORK): the rules' argument is about coordinate ascent's
-steps, and where the interior-point method costs as little as on the problems the rules were
-measured on (12 to 24 passes on the seven LIBSVM sets, 40 on a 200 x 5 problem) they carry over.
-Two Gaussian classes with d = 100 cost it 14.5 passes at any n >= 3e4, MNIST-5k 54 (its
-coordinate ascent certified lam n = 0.1, rows 10 times lam n, in 0.11 s against 0.89 s for the
-interior-point method: the rule must not reach it). ``benchmarks/results/auto_plan_gaussian.csv``
-(``auto_plan.py --gaussian 30000 100000``: lam n 1 to 100, free and mixed signs, one thread)
-times the plan with and without this constant side by side: it moved 16 of the 20 cells from
-coordinate ascent's budget followed by the interior-point method to that method alone, each
-0.79-1.04 times the time before (median 0.86), and auto / oracle went from 1.36 to 1.23 in
-geometric mean. It is not the oracle: with mixed signs at n = 1e5 and lam n = 10 to 50
-coordinate ascent alone certified in 300-600 passes, 1.5-3.5 times faster than the
-interior-point method that both plans end with (the one before gave up its budget there too)."""
+"""Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
+which the interior-point method's estimate is at most this many passes of coordinate ascent over
+its n d entries (:func:`ipm_is_cheap`): there it costs as little as where the rules were measured
+(12-24 passes on the seven LIBSVM sets, 40 on 200 x 5). Gaussian classes with d = 100 cost 14.5
+at n >= 3e4; MNIST-5k 54, whose coordinate ascent certified rows 10 lam n long in 0.11 s against
+0.89 s. In ``benchmarks/results/auto_plan_gaussian.csv`` (n = 3e4, 1e5; lam n 1-100; free,
+mixed) the rule moved 16 of 20 cells to the interior-point method alone at 0.79-1.04 of their
+time before (median 0.86); auto / oracle 1.36 -> 1.23. Not the oracle: with mixed signs at
+n = 1e5, lam n 10-50, coordinate ascent alone was 1.5-3.5 times faster."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
@@ -173,18 +166,15 @@ def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) ->
 
 
 def ipm_is_cheap(n: int, d: int, sparse: bool = False) -> bool:
-    """Whether ``auto``'s rules on the rows' norm apply to an (n, d) problem: the interior-point
-    method runs its compiled iteration (:func:`.interior_point.uses_compiled_iteration`), or X is
-    dense with d <= n and the method's estimate (:func:`ipm_seconds`) is at most
-    AUTO_IPM_MAX_PASSES passes of coordinate ascent over its n d entries.
+    """Whether ``auto``'s rules on the rows' norm apply: the interior-point method runs its compiled
+    iteration (:func:`.interior_point.uses_compiled_iteration`), or X is dense with d <= n and the
+    method's estimate (:func:`ipm_seconds`) is at most AUTO_IPM_MAX_PASSES passes over n d entries.
 
     Examples
     --------
     >>> from svmcert.signsvm.solve import ipm_is_cheap
-    >>> ipm_is_cheap(690, 14), ipm_is_cheap(100_000, 100), ipm_is_cheap(5000, 784)
-    (True, True, False)
-    >>> ipm_is_cheap(100_000, 100, sparse=True), ipm_is_cheap(100, 1000)
-    (False, False)
+    >>> [ipm_is_cheap(n, d) for n, d in ((690, 14), (100_000, 100), (5000, 784), (100, 1000))]
+    [True, True, False, False]
     """
     if uses_compiled_iteration(n, d, sparse):
         return True
@@ -297,8 +287,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
         Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
         ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and where that
-        method is cheap (:func:`ipm_is_cheap`: a small dense problem, or a dense one with d <= n
-        costing it at most AUTO_IPM_MAX_PASSES passes) and the rows' mean squared norm is at least
+        method is cheap (:func:`ipm_is_cheap`) and the rows' mean squared norm is at least
         AUTO_IPM_ABOVE_SCALED_NORM lam n;
         otherwise coordinate ascent within a budget of work (or until its rate shows it would not
         finish within it) and the interior-point method if it has not certified ``tol`` by then.
