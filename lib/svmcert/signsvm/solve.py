@@ -287,7 +287,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
         Entries in {-1, 0, +1} (+1: w_h >= 0, -1: w_h <= 0, 0: free); default all free.
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
         ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and where that
-        method is cheap (:func:`ipm_is_cheap`) and the rows' mean squared norm is at least
+        method is cheap (``signsvm.solve.ipm_is_cheap``) and the rows' mean squared norm is at least
         AUTO_IPM_ABOVE_SCALED_NORM lam n;
         otherwise coordinate ascent within a budget of work (or until its rate shows it would not
         finish within it) and the interior-point method if it has not certified ``tol`` by then.
