@@ -1,12 +1,15 @@
 """The compiled passes' software prefetch (``signsvm._prefetch``) is a hint only: a pass with it
-takes exactly the steps of the pass without it, bit for bit, whether it prefetches every row
-(``epoch``) or only while the active rows exceed the caches' share (``run_shrinking``)."""
+takes exactly the steps of the pass without it, bit for bit, in a plain pass (``epoch``) and in
+shrinking passes, which prefetch only while their active rows exceed the caches' share
+(``run_shrinking``). The rows here take 6 MB, above PREFETCH_MIN_BYTES, so the prefetch runs."""
 
 import numpy as np
 import pytest
 
 from svmcert.signsvm._dca_kernel import dense_rows, epoch, run_shrinking, seed as seed_kernel
-from svmcert.signsvm._prefetch import PREFETCH_DISTANCE, PREFETCH_MIN_BYTES, prefetch_distance
+from svmcert.signsvm._prefetch import PREFETCH_DISTANCE, PREFETCH_MIN_BYTES
+
+N, D = 5000, 100          # 12 bytes a nonzero (float64 value, int32 index): 6 MB when full
 
 
 def _rows(n, d, seed, density=1.0, constrained=True):
@@ -23,8 +26,9 @@ def _rows(n, d, seed, density=1.0, constrained=True):
 @pytest.mark.parametrize("lookahead", [1, PREFETCH_DISTANCE, 50])
 @pytest.mark.parametrize("constrained", [False, True])
 def test_a_prefetching_pass_takes_the_same_steps(lookahead, constrained):
-    csr, layout, sign, lam_n = _rows(300, 12, seed=3, density=0.6, constrained=constrained)
+    csr, layout, sign, lam_n = _rows(N, D, seed=3, constrained=constrained)
     n = csr[0].size - 1
+    assert 12 * csr[0][-1] >= PREFETCH_MIN_BYTES
     rng = np.random.default_rng(7)
     results = []
     for ahead in (0, lookahead):
@@ -42,11 +46,10 @@ def test_a_prefetching_pass_takes_the_same_steps(lookahead, constrained):
 
 
 def test_shrinking_passes_with_the_prefetch_on_equal_those_without():
-    # 5000 rows of 100 entries take 6 MB (values and int32 indices): above PREFETCH_MIN_BYTES, so
-    # the first passes prefetch and the shrunken ones stop once their rows fit the caches' share
-    n, d = 5000, 100
-    assert 12 * n * d >= PREFETCH_MIN_BYTES
+    # the first passes prefetch; the shrunken ones stop once their rows fit the caches' share
+    n, d = N, D
     csr, layout, sign, lam_n = _rows(n, d, seed=11)
+    assert 12 * csr[0][-1] >= PREFETCH_MIN_BYTES
     runs = []
     for lookahead in (0, PREFETCH_DISTANCE):
         seed_kernel(5)
@@ -59,9 +62,3 @@ def test_shrinking_passes_with_the_prefetch_on_equal_those_without():
     assert p0 == p1 and m0 == m1 and p0 > 1
     assert np.array_equal(a0, a1) and np.array_equal(o0, o1)
     assert np.array_equal(c0, c1) and np.array_equal(i0, i1)
-
-
-def test_prefetch_distance_follows_the_rows_size():
-    first = -(-PREFETCH_MIN_BYTES // 12)                       # entries of 8 + 4 bytes reaching it
-    assert prefetch_distance(np.zeros(first - 1, np.int32), np.zeros(first - 1)) == 0
-    assert prefetch_distance(np.zeros(first, np.int32), np.zeros(first)) == PREFETCH_DISTANCE

@@ -190,7 +190,7 @@ def _workspace(cptr):
 def epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper, lookahead=0):
     """One pass over ``order``: the exact step on each alpha_i in [0, upper_i], omega updated in
     place (:func:`_sweep` with nothing shrunk and every nonzero step taken; ``lookahead``: its
-    prefetch distance, 0 for none)."""
+    prefetch distance, 0 for none, used only on rows beyond the caches' share)."""
     cross, which = _workspace(cptr)
     _sweep(order, order.shape[0], indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
            np.inf, -np.inf, -1.0, cross, which, lookahead)
@@ -211,9 +211,12 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
     against 18 ns here, a free one 77 against 10.
 
     ``lookahead`` > 0 prefetches the row that many places ahead in ``index`` and the per-row entries
-    (indptr, cptr, alpha, upper, sq_norm) of the one twice as far (:mod:`._prefetch`); it changes
-    when bytes arrive, never a value.
+    (indptr, cptr, alpha, upper, sq_norm) of the one twice as far (:mod:`._prefetch`), in a pass
+    whose rows take at least PREFETCH_MIN_BYTES (a shrunken set may fit the caches, where the hint
+    only costs); it changes when bytes arrive, never a value.
     """
+    if active * 12.0 * indptr[-1] < PREFETCH_MIN_BYTES * max(alpha.shape[0], 1):   # 8 + 4 bytes a nonzero
+        lookahead = 0
     target = 1.0 / lam_n
     pg_max, pg_min = -np.inf, np.inf
     work = 0
@@ -323,9 +326,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     call that finds ``carry[3] < 0`` starts afresh, from all n in index order, as every call
     without ``index`` does.
 
-    ``lookahead``: the passes' prefetch distance (:func:`_sweep`; 0 for none,
-    :func:`._prefetch.prefetch_distance` for the rows' size), used in a pass whose active rows
-    take at least PREFETCH_MIN_BYTES (a shrunken set may fit the caches). It changes no value.
+    ``lookahead``: the passes' prefetch distance (:func:`_sweep`; 0 for none). It changes no value.
     """
     n = alpha.shape[0]
     if index is None:
@@ -338,7 +339,6 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     else:
         active = int(carry[3])
     cross, which = _workspace(cptr)
-    row_bytes = 12.0 * indptr[n] / max(n, 1)       # a row's mean values and indices, for the prefetch
     pg_max_old, pg_min_old = carry[0], carry[1]
     passes = 0
     work = 0
@@ -347,9 +347,8 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
         for s in range(active - 1):
             j = s + np.random.randint(active - s)
             index[s], index[j] = index[j], index[s]
-        ahead = lookahead if active * row_bytes >= PREFETCH_MIN_BYTES else 0   # a shrunken set may fit the caches
         active, pg_max, pg_min, w = _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega,
-                                           sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which, ahead)
+                                           sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which, lookahead)
         work += w
         passes += 1
         if pg_max - pg_min <= eps and active == n:

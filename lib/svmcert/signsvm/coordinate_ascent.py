@@ -235,7 +235,7 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
         indptr, indices, values = _csr_numpy(p.X, p.y / lam_n)
     if engine == "numba":
         from ._dca_kernel import dense_rows, epoch as compiled_epoch, row_layout
-        from ._prefetch import prefetch_distance
+        from ._prefetch import PREFETCH_DISTANCE
 
         if p.sparse:
             layout = row_layout(indptr, indices, values, sign)
@@ -274,7 +274,7 @@ def run_coordinate_ascent(p: SignSVMProblem, opts: DCAOptions, alpha0=None) -> S
         if engine == "numba":
             cptr, cpos, sq_norm = layout
             compiled_epoch(order, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, upper,
-                           prefetch_distance(indices, values))
+                           PREFETCH_DISTANCE)
         for i in order if engine == "numpy" else ():
             s, v = indices[indptr[i]:indptr[i + 1]], values[indptr[i]:indptr[i + 1]]
             if s.size == 0:
