@@ -105,8 +105,9 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", nargs="+", default=list(common.DATA))
-    ap.add_argument("--patterns", nargs="+", default=list(PATTERNS))
-    ap.add_argument("--lam-n", nargs="+", type=float, default=list(LAM_NS))
+    ap.add_argument("--patterns", nargs="+", help=f"default {' '.join(PATTERNS)} (free mixed with --gaussian)")
+    ap.add_argument("--lam-n", nargs="+", type=float, help=f"default {' '.join(f'{v:g}' for v in LAM_NS)} "
+                    f"({' '.join(f'{v:g}' for v in GAUSSIAN_LAM_NS)} with --gaussian)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gaussian", nargs="+", type=int, help="n of the Gaussian family (d = 100) instead of the data sets")
     ap.add_argument("--dca-passes", type=int, help=f"cap of coordinate ascent alone (default {DCA_PASSES}; "
@@ -114,10 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--csv")
     args = ap.parse_args(argv)
     gaussian = args.gaussian is not None
-    if gaussian and args.lam_n == list(LAM_NS):
-        args.lam_n = list(GAUSSIAN_LAM_NS)
-    if gaussian and args.patterns == list(PATTERNS):
-        args.patterns = ["free", "mixed"]
+    args.lam_n = args.lam_n or list(GAUSSIAN_LAM_NS if gaussian else LAM_NS)
+    args.patterns = args.patterns or (["free", "mixed"] if gaussian else list(PATTERNS))
     passes = args.dca_passes or (GAUSSIAN_DCA_PASSES if gaussian else DCA_PASSES)
     args.csv = args.csv or str(common.RESULTS / ("auto_plan_gaussian.csv" if gaussian else "auto_plan.csv"))
     cells = [(f"gaussian-dense-{n}", n) for n in args.gaussian] if gaussian else [(data, None) for data in args.data]
