@@ -41,7 +41,7 @@ CELLS = [(name, lam_n, "free") for name in common.DATA for lam_n in (0.1, 1.0, 1
 
 def overheads(name):
     from svmcert._validation import check_X_y
-    from svmcert.signsvm._dca_kernel import row_layout, run_shrinking, scaled_csr, seed
+    from svmcert.signsvm._dca_kernel import row_layout, run_shrinking, scaled_csr
     from svmcert.signsvm._signed_rows import SignedRows
     from svmcert.signsvm.result import certificate
 
@@ -62,7 +62,6 @@ def overheads(name):
 
     def our_pass():
         alpha, omega = np.zeros(n), np.zeros(d)
-        seed(0)
         run_shrinking(*csr, *lay, alpha, omega, sign, lam_n, 0.0, 1, np.ones(n), np.array([np.inf, -np.inf, 0.0]))
 
     t_hsieh, _, _ = dcd_reference.pass_seconds(X, y, lam_n, passes=1)

@@ -6,7 +6,8 @@ shrinking passes, which prefetch only while their active rows exceed the caches'
 import numpy as np
 import pytest
 
-from svmcert.signsvm._dca_kernel import dense_rows, epoch, run_shrinking, seed as seed_kernel
+from svmcert.signsvm._dca_kernel import dense_rows, epoch, run_shrinking
+from svmcert.signsvm._shuffle import shuffle_state
 from svmcert.signsvm._prefetch import PREFETCH_DISTANCE, PREFETCH_MIN_BYTES
 
 N, D = 5000, 100          # 12 bytes a nonzero (float64 value, int32 index): 6 MB when full
@@ -52,11 +53,10 @@ def test_shrinking_passes_with_the_prefetch_on_equal_those_without():
     assert 12 * csr[0][-1] >= PREFETCH_MIN_BYTES
     runs = []
     for lookahead in (0, PREFETCH_DISTANCE):
-        seed_kernel(5)
         alpha, omega = np.zeros(n), np.zeros(d)
         carry, index = np.array([np.inf, -np.inf, 0.0, -1.0]), np.arange(n)
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, 1e-3, 40, np.ones(n), carry,
-                                    np.inf, index, lookahead)
+                                    np.inf, index, lookahead, shuffle_state(5))
         runs.append((alpha, omega, carry.copy(), index.copy(), passes, met))
     (a0, o0, c0, i0, p0, m0), (a1, o1, c1, i1, p1, m1) = runs
     assert p0 == p1 and m0 == m1 and p0 > 1

@@ -52,7 +52,7 @@ def test_a_run_cut_by_work_goes_on_as_one_uncut_call(seed):
     # the shrunken set handed on (index, carry[3]) makes the rounds checkpoints: passes cut at a
     # work budget and resumed visit the same coordinates in the same order as one call, so alpha,
     # omega, the passes and the work agree bit for bit (the same random stream, seeded alike)
-    from svmcert.signsvm._dca_kernel import seed as seed_kernel
+    from svmcert.signsvm._shuffle import shuffle_state
 
     X, y, sign = _problem(seed, 150, 10)
     lam_n = 3.0
@@ -61,13 +61,13 @@ def test_a_run_cut_by_work_goes_on_as_one_uncut_call(seed):
     n, d = X.shape
 
     def run(cuts):
-        seed_kernel(seed)
+        rng = shuffle_state(seed)
         alpha, omega = np.zeros(n), np.zeros(d)
         carry, index = np.array([np.inf, -np.inf, 0.0, -1.0]), np.arange(n)
         passes, met, calls = 0, False, 0
         for limit in cuts + [np.inf]:
             p, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, 1e-9, 10_000, np.ones(n), carry,
-                                   limit, index)
+                                   limit, index, 0, rng)
             passes, calls = passes + p, calls + 1
             if met:
                 break

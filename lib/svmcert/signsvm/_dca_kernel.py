@@ -20,8 +20,9 @@ from numba import njit
 
 from ._dca_rows import dense_rows, row_layout, scaled_csr
 from ._prefetch import PREFETCH_MIN_BYTES, prefetch, prefetch_row
+from ._shuffle import seed_zero_state, shuffle_prefix
 
-__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "seed", "ROW_WORK",
+__all__ = ["epoch", "run_shrinking", "row_layout", "scaled_csr", "dense_rows", "ROW_WORK",
            "CONSTRAINED_ROW_WORK"]   # the row layout lives in ._dca_rows, re-exported here
 
 ROW_WORK = 4
@@ -42,12 +43,6 @@ the free rows' slope written out, constrained rows cost 9x (svmguide1), 4.6x (au
 (all entries >= 0 / random signs) costs 1.5x / 1.5x the free pass on svmguide1 (18 ns a row,
 117 before), 2.3x / 2.0x on australian, 1.0x / 2.5x on splice and 1.6x / 1.5x on MNIST-5k. The
 count is kept as auto's unit, as ROW_WORK is."""
-
-
-@njit(cache=True)
-def seed(value):
-    """Seed numba's generator (used by :func:`run_shrinking` for its shuffles)."""
-    np.random.seed(value)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -297,7 +292,7 @@ def _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, o
 
 @njit(cache=True, nogil=True)
 def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, sign, lam_n, eps, max_passes, upper,
-                  carry, max_work=np.inf, index=None, lookahead=0):
+                  carry, max_work=np.inf, index=None, lookahead=0, rng=None):
     """Exact coordinate steps with liblinear's shrinking (Hsieh et al., 2008, Sec. 3.2; Fan et al.,
     2008, App. D), until the projected-gradient spread max PG - min PG over a full pass is <= eps.
 
@@ -327,8 +322,11 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     without ``index`` does.
 
     ``lookahead``: the passes' prefetch distance (:func:`_sweep`; 0 for none). It changes no value.
+    ``rng``: the state of the passes' shuffles (:func:`._shuffle.shuffle_state`, read and written, so
+    that consecutive calls continue one stream; None: a fresh state of seed 0).
     """
     n = alpha.shape[0]
+    state = seed_zero_state() if rng is None else rng
     if index is None:
         index = np.arange(n)
         active = n
@@ -344,9 +342,7 @@ def run_shrinking(indptr, indices, values, cptr, cpos, sq_norm, alpha, omega, si
     work = 0
     pg_max, pg_min = -np.inf, np.inf
     while passes < max_passes:
-        for s in range(active - 1):
-            j = s + np.random.randint(active - s)
-            index[s], index[j] = index[j], index[s]
+        shuffle_prefix(index, active, state)
         active, pg_max, pg_min, w = _sweep(index, active, indptr, indices, values, cptr, cpos, sq_norm, alpha, omega,
                                            sign, lam_n, upper, pg_max_old, pg_min_old, 1e-12, cross, which, lookahead)
         work += w

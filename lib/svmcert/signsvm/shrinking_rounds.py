@@ -143,15 +143,16 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     """Passes with shrinking (:func:`._dca_kernel.run_shrinking`) between certificates, and
     active-set polishing (:func:`.active_set.polish_active_set`) after each round; ``opts`` are the
     validated :class:`~.coordinate_ascent.DCAOptions`."""
-    from ._dca_kernel import run_shrinking, seed as seed_kernel
+    from ._dca_kernel import run_shrinking
     from ._prefetch import PREFETCH_DISTANCE
+    from ._shuffle import shuffle_state
 
     Z, csr, layout, hist, deadline = state
     lam, lam_n, sign, tol, max_epochs = p.lam, p.lam_n, p.sign, opts.tol, opts.max_epochs
     upper, weights = p.upper, p.weights
     seed, record, polish = opts.seed, opts.record_history, opts.polish
     nnz = max(int(csr[0][-1]), 1)
-    seed_kernel(int(seed) % 2**32)
+    rng = shuffle_state(seed)                   # the passes' own stream of shuffles
     eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
     carry = np.array([np.inf, -np.inf, 0.0, -1.0])  # shrinking thresholds, work, the shrunken
     index = np.arange(p.n)                          # set's size (-1: afresh) and the set itself
@@ -183,7 +184,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
         round_work = min(limit, 2.0 * carry[2] + max_work / 16.0)
         t0 = time.perf_counter()
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work,
-                                    index, PREFETCH_DISTANCE)
+                                    index, PREFETCH_DISTANCE, rng)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
         if passes >= budget:                # all its passes without meeting eps: the next round
             carry[3] = -1.0                 # starts afresh, every coordinate back in the passes
