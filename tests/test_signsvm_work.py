@@ -16,7 +16,7 @@ from svmcert import signsvm
 from svmcert.signsvm._normal_equations import weighted_gram
 from svmcert.signsvm._dca_kernel import CONSTRAINED_ROW_WORK, ROW_WORK, row_layout, run_shrinking, scaled_csr
 from svmcert.signsvm.coordinate_ascent import dca_options
-from svmcert.signsvm.shrinking_rounds import extended_limit, predicted_work
+from svmcert.signsvm.shrinking_rounds import GIVE_UP_FROM_SHARE, extended_limit, predicted_work
 from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
 ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
@@ -187,6 +187,31 @@ def test_give_up_fires_on_a_slow_run_and_auto_still_certifies(monkeypatch):
     assert auto.history["method"] == ["dual-coordinate", "interior-point"]
     _, work = auto_plan(n, d, 0, lam)
     assert 0 < auto.history["dca_work"] <= work + n * (d + ROW_WORK)
+
+
+@pytest.mark.parametrize("share", [GIVE_UP_FROM_SHARE, 0.0])
+def test_under_a_budget_the_run_gives_up_only_from_half_of_it(monkeypatch, share):
+    # the slow problem above, a budget of W and a give-up threshold every prediction exceeds: the
+    # run gives up at its first certificate past share * W (1/16 of W and more apart, so the first
+    # certificate at or past W / 2 is before W), and not before
+    import svmcert.signsvm.shrinking_rounds as rounds_module
+
+    monkeypatch.setattr(rounds_module, "GIVE_UP_FROM_SHARE", share)
+    rng = np.random.default_rng(0)
+    n, d = 500, 100
+    y = np.repeat([1.0, -1.0], n // 2)
+    X = rng.standard_normal((n, d))
+    X[:, 0] += y
+    W = 40 * n * (d + ROW_WORK)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        res = signsvm.solve(X, y, 1.0 / n, solver="dual-coordinate", max_work=W, give_up_work=1.0)
+    assert res.history.get("gave_up") and not res.converged
+    done = res.history["work"][-1]
+    if share > 0.0:
+        assert 0.5 * W <= done < W
+    else:
+        assert done < 0.5 * W                      # the rule as it was: it bites before half
 
 
 def test_predicted_work_uses_the_later_half_of_the_run():

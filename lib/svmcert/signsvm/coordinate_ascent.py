@@ -59,8 +59,9 @@ def dca_options(tol=1e-6, max_epochs=10000, seed=0, record_history=True, engine=
     ``max_work`` and ``give_up_work`` (the budget ``svmcert.signsvm.solve``'s ``auto`` gives
     coordinate ascent, in the work units of :func:`._dca_kernel.run_shrinking`: nonzeros visited
     plus ROW_WORK per row; shrinking runs only): stop once the work done reaches ``max_work``, or
-    at a certificate from which the gap's rate over the last round predicts more than
-    ``give_up_work`` further work to reach ``tol``. ``extra_work`` (with ``max_work``): a run
+    at a certificate from which the gap's rate over the later half of the run predicts more than
+    ``give_up_work`` further work to reach ``tol`` (with ``max_work``, only once half of it is
+    done: ``shrinking_rounds.GIVE_UP_FROM_SHARE``). ``extra_work`` (with ``max_work``): a run
     that reaches ``max_work`` uncertified goes on, by rounds sized from the same prediction, as
     long as the prediction puts ``tol`` within ``max_work + extra_work`` in all."""
     if engine not in ("numba", "numpy"):

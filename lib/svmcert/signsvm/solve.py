@@ -18,10 +18,10 @@
   within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
   never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
   interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
-  early, at a certificate from which the rate of its gap over the later half of the run predicts
-  more work to ``tol`` than the whole interior-point method would cost, and goes on past the
-  budget, up to AUTO_DCA_EXTRA more, only while that rate predicts ``tol`` within it. A run that
-  has not certified ``tol`` by then is followed by the interior-point method. Coordinate ascent is
+  early (once half the budget is spent), at a certificate from which the rate of its gap over the
+  later half of the run predicts more work to ``tol`` than the whole interior-point method would
+  cost, and goes on past the budget, up to AUTO_DCA_EXTRA more, only while that rate predicts
+  ``tol`` within it. A run not certified by then is followed by the interior-point method. It is
   several times faster where it converges in a few dozen passes (large lambda); the budget bounds
   what it can waste where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE +
   AUTO_DCA_EXTRA) times the interior-point method (plus the time models' error), and (1 +
