@@ -114,12 +114,14 @@ def provenance() -> dict:
 
 
 def write_csv(rows, path, columns=None) -> Path:
-    """Write ``rows`` (dicts) with the provenance columns appended; returns the path. The file is
-    written to a temporary name and renamed, so a failed run leaves the previous file."""
+    """Write ``rows`` (dicts) with the provenance columns appended; returns the path. The columns
+    are ``columns``, or every key of the rows in the order first seen (rows may differ: a cell
+    without a budget has no budget columns). The file is written to a temporary name and renamed,
+    so a failed run leaves the previous file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     prov = provenance()
-    columns = list(columns or (rows[0].keys() if rows else []))
+    columns = list(columns or dict.fromkeys(k for row in rows for k in row))
     columns += [k for k in prov if k not in columns]
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", newline="") as fh:
