@@ -412,3 +412,16 @@ def test_one_class_is_accepted_below_the_front_doors():
     assert signsvm.frank_wolfe(X1, y1, 1.0, tol=1e-9).converged
     assert signsvm.dual_coordinate_ascent(X1, y1, 1.0, tol=1e-9).primal == pytest.approx(0.5)
     assert screening.fit_weighted_svm(np.ones((1, 1)), y1, 1.0, np.ones(1), tol=1e-12).primal == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("bad", [None, -1, 1.5, True, "3"])
+@pytest.mark.parametrize("call", ["dual_coordinate_ascent", "solve", "auto"])
+def test_the_seed_of_coordinate_ascent_must_be_an_integer(bad, call):
+    # the passes' shuffles are seeded from it; a bad seed is named at the door, not a TypeError
+    # from deep inside (None) nor silently truncated (1.5) or wrapped (-1)
+    fn = getattr(signsvm, "solve" if call == "auto" else call)
+    kwargs = {"solver": "dual-coordinate"} if call == "solve" else {}     # auto checks it whatever
+    # its plan (the interior-point method alone draws no order)
+    with pytest.raises(ValueError, match="seed: expected an integer >= 0"):
+        fn(X0, Y0, 0.1, SIGN0, seed=bad, **kwargs)
+    assert fn(X0, Y0, 0.1, SIGN0, seed=np.int64(3), **kwargs).converged

@@ -161,6 +161,13 @@ def check_alpha(alpha, n: int, name: str = "alpha") -> np.ndarray:
     return arr
 
 
+def check_seed(value, name: str = "seed") -> int:
+    """Return a seed as an int >= 0 (Python or numpy integers; not booleans, floats or None)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name}: expected an integer >= 0, got {value!r}")
+    return int(value)
+
+
 def check_iterations(value, name: str) -> int:
     """Return an iteration limit as an int >= 1.
 

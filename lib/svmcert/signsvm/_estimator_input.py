@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from .._validation import check_iterations, check_positive, check_real, check_weights
+from .._validation import check_seed as check_seed_value
 
 __all__ = ["check_label_kind", "naming_the_argument", "sample_weights", "class_weights", "problem_weights",
            "regularisation", "check_flag", "check_max_iter", "check_seed"]
@@ -66,9 +67,7 @@ def check_flag(value, name: str) -> bool:
 
 def check_seed(value) -> int:
     """The seed of the coordinate order: an integer >= 0 (numpy integers accepted)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"random_state: expected an integer >= 0, got {value!r}")
-    return int(value)
+    return check_seed_value(value, "random_state")
 
 
 def check_max_iter(value) -> int | None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from typing import NamedTuple
 
-from .._validation import check_iterations, check_positive, check_vector
+from .._validation import check_iterations, check_positive, check_seed, check_vector
 from ._signed_rows import CSR_PRODUCTS_MAX_DENSITY, CSRSignedRows, SignedRows, csr_rmatvec
 from .bound_start import all_at_bound
 from .problem import SignSVMProblem, check_time_limit, make_problem
@@ -74,7 +74,7 @@ def dca_options(tol=1e-6, max_epochs=10000, seed=0, record_history=True, engine=
                                                                           ("extra_work", extra_work))]
     if work[2] is not None and work[0] is None:
         raise ValueError("extra_work: only with max_work (work beyond it), got max_work=None")
-    return DCAOptions(check_positive(tol, "tol"), check_iterations(max_epochs, "max_epochs"), seed,
+    return DCAOptions(check_positive(tol, "tol"), check_iterations(max_epochs, "max_epochs"), check_seed(seed),
                       bool(record_history), engine, bool(shrinking), bool(polish), check_time_limit(time_limit),
                       *work)
 
@@ -161,8 +161,8 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     max_epochs : int
         Limit on the passes; reaching it emits :class:`ConvergenceWarning` and sets
         ``converged=False``.
-    seed : int
-        Seeds the order of coordinates.
+    seed : int >= 0
+        Seeds the order of coordinates (the passes' own generator: a run depends on nothing else).
     alpha0 : array of shape (n,), optional
         A dual point to start from (clipped to the box). Default: every alpha_i at its upper
         bound when that point is optimal, which happens exactly when lam n is at least

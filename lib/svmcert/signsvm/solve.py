@@ -44,7 +44,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_iterations, check_positive, check_vector
+from .._validation import check_iterations, check_positive, check_seed, check_vector
 from ._dca_kernel import ROW_WORK
 from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
@@ -381,7 +381,7 @@ def _no_more(options: dict) -> dict:
 
 def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_history=True,
           alpha_start=None) -> SolverResult:
-    cap = None if max_iter is None else check_iterations(max_iter, "max_iter")
+    cap, seed = None if max_iter is None else check_iterations(max_iter, "max_iter"), check_seed(seed)
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
