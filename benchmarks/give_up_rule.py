@@ -1,0 +1,99 @@
+"""The evidence behind ``signsvm.shrinking_rounds.GIVE_UP_FROM_SHARE``: ``solve(auto)`` with
+coordinate ascent allowed to give up only once that share of its budget is spent, against the rule
+before it (share 0: from the second certificate on), on every cell where ``auto`` runs coordinate
+ascent first (the seven LIBSVM sets, free, nonnegative and mixed signs, lam n in {0.1, ..., 1000}),
+each over several seeds of the passes' order (one seed decides a single near-tie of the rule; the
+mean over seeds is the rule's expected cost). BLAS on one thread:
+
+    OPENBLAS_NUM_THREADS=1 SVMCERT_DATA=... PYTHONPATH=lib .venv/bin/python benchmarks/give_up_rule.py
+
+Writes ``results/give_up_rule.csv``: one row per (cell, seed) with both rules' CPU seconds (best of
+repeated calls), the methods each ran and whether each certified, and the run's provenance; prints
+the geometric mean of the ratio (rule / before) over the cells' seed-averaged times, its range and
+the totals. Nothing here changes the library.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from auto_plan import LAM_NS, PATTERNS  # noqa: E402
+from peers import common  # noqa: E402
+
+rounds_module = importlib.import_module("svmcert.signsvm.shrinking_rounds")
+
+
+def cells(data_sets):
+    """(data, pattern, lam_n, X, y, sign) of every cell whose ``auto`` plan is coordinate ascent first."""
+    from svmcert.signsvm.solve import auto_plan, row_norm_scale
+
+    for data in data_sets:
+        X, y = common.problem(data)
+        n, d = X.shape
+        for pattern in PATTERNS:
+            sign = common.sign_pattern(pattern, data, d)
+            for lam_n in LAM_NS:
+                plan, _ = auto_plan(n, d, 0, lam_n / n, row_norm=row_norm_scale(X), constrained=bool(np.any(sign)))
+                if plan == "dual-coordinate":
+                    yield data, pattern, lam_n, X, y, sign
+
+
+def timed_auto(X, y, lam, sign, seed, share):
+    from svmcert import signsvm
+
+    kept = rounds_module.GIVE_UP_FROM_SHARE
+    rounds_module.GIVE_UP_FROM_SHARE = share
+    try:
+        t = common.timed(lambda: signsvm.solve(X, y, lam, sign, seed=seed), repeat=5, min_seconds=0.02)
+    finally:
+        rounds_module.GIVE_UP_FROM_SHARE = kept
+    return t.cpu, "+".join(t.result.history["method"]), bool(t.result.converged)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", nargs="+", default=[d for d in common.DATA if d != "mnist5k"])
+    ap.add_argument("--seeds", type=int, default=6)
+    ap.add_argument("--csv", default=str(common.RESULTS / "give_up_rule.csv"))
+    args = ap.parse_args(argv)
+    share = rounds_module.GIVE_UP_FROM_SHARE
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        common.warm_up()
+        for data, pattern, lam_n, X, y, sign in cells(args.data):
+            for seed in range(args.seeds):
+                rule = timed_auto(X, y, lam_n / X.shape[0], sign, seed, share)
+                before = timed_auto(X, y, lam_n / X.shape[0], sign, seed, 0.0)
+                rows.append(dict(data=data, pattern=pattern, lam_n=lam_n, seed=seed, share=share,
+                                 rule_cpu=rule[0], rule_methods=rule[1], rule_converged=rule[2],
+                                 before_cpu=before[0], before_methods=before[1], before_converged=before[2]))
+            common.write_csv(rows, args.csv)
+    means = {}
+    for r in rows:
+        m = means.setdefault((r["data"], r["pattern"], r["lam_n"]), [0.0, 0.0])
+        m[0] += r["rule_cpu"] / args.seeds
+        m[1] += r["before_cpu"] / args.seeds
+    ratio = np.array([a / b for a, b in means.values()])
+    worst = max(means, key=lambda k: means[k][0] / means[k][1])
+    best = min(means, key=lambda k: means[k][0] / means[k][1])
+    print(f"{len(means)} cells x {args.seeds} seeds: rule / before {np.exp(np.log(ratio).mean()):.3f} in geometric "
+          f"mean, from {ratio.min():.2f} ({best}) to {ratio.max():.2f} ({worst}); totals (seed means) "
+          f"{1e3 * sum(m[0] for m in means.values()):.1f} against {1e3 * sum(m[1] for m in means.values()):.1f} ms; "
+          f"certified {sum(r['rule_converged'] for r in rows)} and {sum(r['before_converged'] for r in rows)} "
+          f"of {len(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
