@@ -31,7 +31,9 @@ interior-point method believes about its own convergence is used. A run that sto
 ``tol`` (a stall, a failed factorisation, the iteration cap) is finished, where it can be, by a
 crossover (:func:`crossover`): the samples' margins at the best iterate pick the sets, an exact
 active-set solve on them gives a vertex of the dual, and that answer too is kept only if its
-own certificate meets ``tol`` (``history["crossover"]`` then records it).
+own certificate meets ``tol`` (``history["crossover"]`` then records it). On a large problem the
+run may instead finish early on a working set of the samples near the margin
+(:mod:`.working_set`; ``history["working_set"]``), again only through the whole problem's certificate.
 
 With per-sample weights s (``svmcert.signsvm.problem``) the slacks cost sum_i s_i xi_i, stationarity in xi
 gives alpha + beta = s and the box is [0, s]; samples with s_i = 0 are left out of the Newton
@@ -57,6 +59,7 @@ from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
 from .result import Certificate, History, SolverResult, certificate, hinge_risk
+from .working_set import WorkingSetFinish, without_pinned_samples
 
 __all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "crossover", "IPM_MAX_ITER", "CROSSOVER_FLOPS"]
 
@@ -170,7 +173,8 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
         ``max_iter`` or ``time_limit`` first warns (:class:`ConvergenceWarning`) and sets
         ``converged=False``, unless (not at ``time_limit``) the crossover certifies ``tol``: then
         the crossover's pair is returned, ``converged=True`` and ``history["crossover"]`` holds
-        its statistics.
+        its statistics. On 20000 samples or more the run may finish on the samples near the margin
+        (``history["working_set"]``: attempts, rounds, band sizes); that answer too is certified.
 
     Notes
     -----
@@ -199,10 +203,12 @@ def uses_compiled_iteration(n: int, d: int, sparse: bool) -> bool:
     return (not sparse) and d <= n and n * d <= FUSED_MAX_ENTRIES and d <= FUSED_MAX_D
 
 
-def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit, record_history: bool, start=None) -> SolverResult:
-    """:func:`interior_point` on a validated problem and options."""
+def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit, record_history: bool, start=None,
+                       working_set: bool = True) -> SolverResult:
+    """:func:`interior_point` on a validated problem and options; ``working_set`` lets a large
+    problem finish on a subset of its samples (:class:`.working_set.WorkingSetFinish`)."""
     if p.weights is not None and not np.all(p.weights > 0.0):
-        return _without_pinned_samples(p, tol, max_iter, time_limit, record_history, start)
+        return without_pinned_samples(p, run_interior_point, tol, max_iter, time_limit, record_history, start)
     X, y, lam, sign = p.X, p.y, p.lam, p.sign
     weights = p.weights
     box = 1.0 if weights is None else weights           # alpha + beta = box at every iterate
@@ -238,6 +244,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         sg = np.ascontiguousarray(sg, dtype=float)
 
     best, best_alpha, best_w, best_it = None, None, None, 0
+    finish = WorkingSetFinish(p, Z, tol, deadline, run_interior_point) if working_set and WorkingSetFinish.applies(p) else None
     converged, it, t_iter, reason = False, 0, 0.0, None
     products = None                     # (Z^T alpha, Z w) from the certificate, when its inputs are the iterate's
     while True:
@@ -254,6 +261,12 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
                 best_it = it
             best, best_alpha, best_w = cert, np.clip(alpha, 0.0, box), w_cert
         if best.relative_gap_below(tol):
+            converged = True
+            break
+        if finish is not None and (found := finish.attempt(best, best_w)) is not None:
+            best_alpha, best, best_w = found[0], found[1], found[1].w
+            if record_history:
+                hist.add(best, time.perf_counter())
             converged = True
             break
         if it >= max_iter:
@@ -316,6 +329,8 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         it += 1
         t_iter = time.perf_counter() - t0
     out_hist = hist if record_history else {}
+    if finish is not None and finish.stats["attempts"]:
+        out_hist["working_set"] = finish.stats
     if not converged and not reason.startswith("time_limit") and deadline.allows(t_iter):
         crossed = crossover(Z, lam, sign, best_alpha, best_w, best, tol, weights, n * d * min(n, d))
         if crossed is not None:
@@ -378,24 +393,6 @@ def crossover(Z, lam, sign, alpha, w, cert, tol, weights, unit_flops):
     if out is None or not out[1].relative_gap_below(tol):
         return None
     return out[0], out[1], stats
-
-
-def _without_pinned_samples(p: SignSVMProblem, tol, max_iter, time_limit, record_history, start) -> SolverResult:
-    """The weighted problem with its zero-weight samples left out: on the kept n' samples, with
-    lam' = lam n / n', the objective is P(w) n / n' (and D(alpha) n / n'), the same problem; the
-    result is reported on the scale of the original one, alpha_i = 0 for the samples left out."""
-    keep = np.flatnonzero(p.weights > 0.0)
-    scale = keep.size / p.n
-    sub = SignSVMProblem(p.X[keep], p.y[keep], p.lam / scale, p.sign, p.weights[keep])
-    res = run_interior_point(sub, tol, max_iter, time_limit, record_history, start)
-    alpha = np.zeros(p.n)
-    alpha[keep] = res.alpha
-    hist = res.history
-    for key in ("primal", "dual", "gap"):
-        if key in hist:
-            hist[key] = [v * scale for v in hist[key]]
-    return SolverResult(w=res.w, alpha=alpha, primal=res.primal * scale, dual=res.dual * scale, gap=res.gap * scale,
-                        n_iter=res.n_iter, converged=res.converged, history=hist)
 
 
 def _certify(Z, w, alpha, lam, sign, c, weights=None):

@@ -1,0 +1,113 @@
+"""The interior-point method with and without its working-set finish (``signsvm.working_set``).
+
+    OPENBLAS_NUM_THREADS=1 SVMCERT_DATA=... PYTHONPATH=lib .venv/bin/python benchmarks/working_set.py
+    ... benchmarks/working_set.py --dense-sizes 1e5 1e6      # adds the million-row dense cells
+    ... benchmarks/working_set.py --sweep                    # the choice of gap and band
+
+On the floor benchmark's Gaussian families (``peers.floor``: dense d = 100, and CSR d = 1000 with 1%
+nonzeros), lam n in {0.01, 1, 100}, free and mixed signs, tol 1e-6, one row per cell with the CPU
+seconds of ``solve(solver="interior-point")`` with the working set (``on``, the library's default)
+and without it (``off``: WORKING_SET_MIN_ROWS set beyond n), the full iterations each took, the
+working set's rounds, largest band and subset iterations, both relative gaps and the difference of
+the two primal values, which must stay within the sum of the two gaps (both answers are certified).
+Writes ``results/working_set.csv``.
+
+``--sweep`` times instead the working-set runs for WORKING_SET_FROM_GAP in {1, 10, 100} and
+WORKING_SET_BAND in {0.05, 0.1} at n = 1e5 (``results/working_set_sweep.csv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import common, floor  # noqa: E402
+
+LAM_NS = (0.01, 1.0, 100.0)
+PATTERNS = ("free", "mixed")
+TOL = 1e-6
+
+
+def family(kind: str, n: int):
+    return floor.gaussian_dense(n, 100) if kind == "dense" else floor.gaussian_sparse(n, 1000, 0.01)
+
+
+def run(X, y, lam_n, sign, **constants):
+    """Timing of ``solve(solver="interior-point")`` with the working set's constants set as given."""
+    from svmcert import signsvm
+    from svmcert.signsvm import working_set
+
+    saved = {k: getattr(working_set, k) for k in constants}
+    try:
+        for k, v in constants.items():
+            setattr(working_set, k, v)
+        return common.timed(lambda: signsvm.solve(X, y, lam_n / X.shape[0], sign, solver="interior-point", tol=TOL),
+                            repeat=2, budget=20.0)
+    finally:
+        for k, v in saved.items():
+            setattr(working_set, k, v)
+
+
+def rel(res) -> float:
+    return float(res.gap / res.primal)
+
+
+def compare(kind, n, lam_n, pattern) -> dict:
+    X, y = family(kind, n)
+    sign = common.sign_pattern(pattern, f"gaussian-{kind}", X.shape[1])
+    on = run(X, y, lam_n, sign)
+    off = run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=n + 1)
+    ro, rf = on.out, off.out
+    stats = ro.history.get("working_set", {})
+    return dict(data=f"gaussian-{kind}", n=n, d=X.shape[1], lam_n=lam_n, pattern=pattern,
+                on_cpu=on.cpu, off_cpu=off.cpu, ratio_cpu=off.cpu / on.cpu, on_iters=ro.n_iter, off_iters=rf.n_iter,
+                outcome=stats.get("outcome", "not tried" if not stats else "dropped"),
+                attempts=stats.get("attempts", 0), rounds=stats.get("rounds", 0), band_max=max(stats.get("band", [0])),
+                subset_iterations=stats.get("subset_iterations", 0), on_rel_gap=rel(ro), off_rel_gap=rel(rf),
+                converged=bool(ro.converged and rf.converged), primal_diff=float(ro.primal - rf.primal),
+                within_gaps=bool(abs(ro.primal - rf.primal) <= ro.gap + rf.gap))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dense-sizes", nargs="+", type=float, default=[1e5])
+    ap.add_argument("--sparse-sizes", nargs="+", type=float, default=[1e5])
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--out", default=str(common.RESULTS))
+    args = ap.parse_args(argv)
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        common.warm_up()
+        if args.sweep:
+            for kind, lam_n, pattern in itertools.product(("dense", "sparse"), LAM_NS, PATTERNS):
+                X, y = family(kind, 100_000)
+                sign = common.sign_pattern(pattern, f"gaussian-{kind}", X.shape[1])
+                for gap, band in itertools.product((1.0, 10.0, 100.0), (0.05, 0.1)):
+                    t = run(X, y, lam_n, sign, WORKING_SET_FROM_GAP=gap, WORKING_SET_BAND=band)
+                    stats = t.out.history.get("working_set", {})
+                    rows.append(dict(data=f"gaussian-{kind}", n=X.shape[0], lam_n=lam_n, pattern=pattern, from_gap=gap,
+                                     band=band, cpu=t.cpu, iters=t.out.n_iter, rounds=stats.get("rounds", 0),
+                                     outcome=stats.get("outcome", "dropped"), converged=bool(t.out.converged)))
+                    print(rows[-1], flush=True)
+                    common.write_csv(rows, Path(args.out) / "working_set_sweep.csv")
+            return
+        cells = [("dense", int(n)) for n in args.dense_sizes] + [("sparse", int(n)) for n in args.sparse_sizes]
+        for (kind, n), lam_n, pattern in itertools.product(cells, LAM_NS, PATTERNS):
+            rows.append(compare(kind, n, lam_n, pattern))
+            r = rows[-1]
+            print(f"{r['data']} n={n} lam_n={lam_n:g} {pattern}: on {r['on_cpu']:.3f}s ({r['on_iters']} it, {r['outcome']}, "
+                  f"{r['rounds']} rounds, band {r['band_max']}) off {r['off_cpu']:.3f}s ({r['off_iters']} it) "
+                  f"ratio {r['ratio_cpu']:.2f} within gaps {r['within_gaps']}", flush=True)
+            common.write_csv(rows, Path(args.out) / "working_set.csv")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""The interior-point method on a subset of the samples (not in the paper).
+
+At the optimum of problem (4) only the samples near the margin decide w: a sample with margin
+y_i <x_i, w> > 1 has alpha_i = 0 and drops out, and one with margin < 1 has alpha_i = s_i (its
+weight, 1 without weights) and enters the objective through the linear term s_i (1 - y_i <x_i, w>)
+alone. Once the samples are split into a band B near the margin, a set U taken to violate it and
+the rest L taken to clear it, the problem restricted to B, with U summed into one row,
+
+    z_0 = sum_U s_i y_i x_i / S_U  (label +1, weight S_U = sum_U s_i),
+
+is the same problem wherever U and L are right: the summed row's margin is the s-weighted mean of
+U's margins, below 1, so its hinge is linear and equals U's hinges summed (the subset's n' rows
+carry their weights times n'/n, so that its mean over n' rows is the full problem's sum over n). Its solution, mapped
+back (alpha_B from the subset's run, alpha_U = s_U times the summed row's share of its box,
+alpha_L = 0), is then certified on the whole problem (eq. 10). Samples the answer shows on the
+wrong side of the margin move into B and the subset is solved again; a split that does not
+certify within WORKING_SET_ROUNDS rounds is dropped and the full run goes on.
+
+:class:`WorkingSetFinish` is what :func:`~.interior_point.run_interior_point` tries on problems
+of at least WORKING_SET_MIN_ROWS samples once its iterate's relative gap is at most
+WORKING_SET_FROM_GAP: each full iteration costs O(n d^2), a subset run O(|B| d^2) an iteration plus
+a few O(nd) products a round. :func:`without_pinned_samples` is the other subset run: the
+weighted problem without its zero-weight samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .objectives import sign_projection
+from .problem import SignSVMProblem, canonical_csr
+from .result import Certificate, SolverResult, certificate, hinge_risk
+
+__all__ = ["WorkingSetFinish", "without_pinned_samples", "WORKING_SET_MIN_ROWS", "WORKING_SET_FROM_GAP",
+           "WORKING_SET_BAND", "WORKING_SET_ROUNDS", "WORKING_SET_MAX_SHARE", "WORKING_SET_RETRY_FALL"]
+
+WORKING_SET_MIN_ROWS = 20_000
+"""Fewest samples on which the interior-point method tries the working set."""
+WORKING_SET_FROM_GAP = 10.0
+"""Relative gap of the full run's best iterate at or below which the split is first tried (the
+interior-point method's gap falls by about a decade an iteration from there; see
+WORKING_SET_BAND for the measurement)."""
+WORKING_SET_BAND = 0.1
+"""Half-width of the band B: the samples whose margin at the iterate lies within 1 +- this.
+``benchmarks/working_set.py --sweep`` tried gaps 1, 10, 100 and bands 0.05, 0.1 on the Gaussian
+families at n = 1e5 (dense d = 100 and CSR d = 1000, lam n in {0.01, 1, 100}, free and mixed
+signs, one thread): 10 and 0.1 took 8.6 s over the 12 cells, against 8.6-10.1 s for the others;
+every run certified."""
+WORKING_SET_ROUNDS = 4
+"""Most subset runs of one attempt (each after moving the samples found on the wrong side into B)."""
+WORKING_SET_MAX_SHARE = 0.25
+"""An attempt is dropped once B holds more than this share of the samples."""
+WORKING_SET_RETRY_FALL = 100.0
+"""After a dropped attempt the next waits until the full run's gap has fallen by this factor."""
+
+
+def without_pinned_samples(p: SignSVMProblem, run, tol, max_iter, time_limit, record_history,
+                           start) -> SolverResult:
+    """The weighted problem with its zero-weight samples left out, solved by ``run``
+    (:func:`~.interior_point.run_interior_point`): on the kept n' samples, with lam' = lam n / n',
+    the objective is P(w) n / n' (and D(alpha) n / n'), the same problem; the result is reported on
+    the scale of the original one, alpha_i = 0 for the samples left out."""
+    keep = np.flatnonzero(p.weights > 0.0)
+    scale = keep.size / p.n
+    sub = SignSVMProblem(p.X[keep], p.y[keep], p.lam / scale, p.sign, p.weights[keep])
+    res = run(sub, tol, max_iter, time_limit, record_history, start)
+    alpha = np.zeros(p.n)
+    alpha[keep] = res.alpha
+    hist = res.history
+    for key in ("primal", "dual", "gap"):
+        if key in hist:
+            hist[key] = [v * scale for v in hist[key]]
+    return SolverResult(w=res.w, alpha=alpha, primal=res.primal * scale, dual=res.dual * scale, gap=res.gap * scale,
+                        n_iter=res.n_iter, converged=res.converged, history=hist)
+
+
+class WorkingSetFinish:
+    """The attempts of one interior-point run (:func:`~.interior_point.run_interior_point`) to finish
+    on a subset of the samples; :meth:`attempt` is called with the run's best certificate after
+    every iteration and returns (alpha, certificate) once one certifies ``tol``; ``stats`` records
+    the attempts. ``run`` is that function, which solves the subsets (without a working set)."""
+
+    def __init__(self, p: SignSVMProblem, Z, tol, deadline, run):
+        self.p, self.Z, self.tol, self.deadline, self.run = p, Z, tol, deadline, run
+        self.next_gap = WORKING_SET_FROM_GAP       # relative gap at which the next attempt is made
+        self.stats = {"attempts": 0, "rounds": 0, "band": [], "subset_iterations": 0}
+
+    @staticmethod
+    def applies(p: SignSVMProblem) -> bool:
+        return p.n >= WORKING_SET_MIN_ROWS
+
+    def attempt(self, cert, w):
+        rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
+        if rel > self.next_gap or not self.deadline.allows(0.0):
+            return None
+        self.next_gap = rel / WORKING_SET_RETRY_FALL
+        self.stats["attempts"] += 1
+        z = self.Z @ w
+        B = np.abs(z - 1.0) <= WORKING_SET_BAND
+        for _ in range(WORKING_SET_ROUNDS):
+            if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:
+                break
+            U = (z < 1.0) & ~B
+            out = self._solve_split(B, U)
+            if out is None:
+                break
+            alpha, found, z = out
+            if found.relative_gap_below(self.tol):
+                self.stats["outcome"] = "certified"
+                return alpha, found
+            wrong = (~B & ~U & (z < 1.0)) | (U & (z > 1.0))
+            if not wrong.any():
+                break
+            B |= wrong
+        return None
+
+    def _solve_split(self, B, U):
+        """The subset run on B with U summed into one row, its answer on the whole problem
+        (alpha, certificate, margins at the certificate's w), or None when it does not certify."""
+        p = self.p
+        s = p.upper
+        band = np.flatnonzero(B)
+        s_u = float(s[U].sum())
+        rows = p.X[band]
+        if s_u > 0.0:
+            z0 = np.asarray(p.X[U].T @ (s[U] * p.y[U])).ravel() / s_u
+            rows = canonical_csr(sp.vstack([rows, sp.csr_matrix(z0)], format="csr")) if p.sparse else np.vstack([rows, z0])
+        n_sub = rows.shape[0]
+        if n_sub == 0:                              # every sample clears the margin: nothing to solve
+            return None
+        weights = np.append(s[band], s_u)[:n_sub] * (n_sub / p.n)
+        sub = SignSVMProblem(rows, np.append(p.y[band], 1.0)[:n_sub], p.lam, p.sign, weights)
+        limit = self.deadline.remaining() if self.deadline.limited else None
+        res = self.run(sub, 0.5 * self.tol, 50, limit, False, working_set=False)
+        self.stats["rounds"] += 1
+        self.stats["band"].append(int(band.size))
+        self.stats["subset_iterations"] += res.n_iter
+        if not res.converged:
+            return None
+        alpha = np.zeros(p.n)
+        alpha[band] = res.alpha[:band.size] * (p.n / n_sub)
+        if s_u > 0.0:
+            alpha[U] = s[U] * min(1.0, res.alpha[-1] / weights[-1])
+        alpha = np.clip(alpha, 0.0, s)
+        found = certificate(self.Z.T @ alpha / p.lam_n, alpha, self.Z, p.lam, p.sign, p.weights)
+        w = sign_projection(res.w, p.sign)          # the subset's own primal point, often the better
+        z = self.Z @ w
+        primal = 0.5 * p.lam * float(w @ w) + hinge_risk(z, p.weights)
+        if primal < found.primal:
+            found = Certificate(w, z, primal, found.dual)
+        return alpha, found, found.z
