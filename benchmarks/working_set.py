@@ -65,7 +65,7 @@ def compare(kind, n, lam_n, pattern) -> dict:
     sign = common.sign_pattern(pattern, f"gaussian-{kind}", X.shape[1])
     on = run(X, y, lam_n, sign)
     off = run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=n + 1)
-    ro, rf = on.out, off.out
+    ro, rf = on.result, off.result
     stats = ro.history.get("working_set", {})
     return dict(data=f"gaussian-{kind}", n=n, d=X.shape[1], lam_n=lam_n, pattern=pattern,
                 on_cpu=on.cpu, off_cpu=off.cpu, ratio_cpu=off.cpu / on.cpu, on_iters=ro.n_iter, off_iters=rf.n_iter,
@@ -92,10 +92,10 @@ def main(argv=None):
                 sign = common.sign_pattern(pattern, f"gaussian-{kind}", X.shape[1])
                 for gap, band in itertools.product((1.0, 10.0, 100.0), (0.05, 0.1)):
                     t = run(X, y, lam_n, sign, WORKING_SET_FROM_GAP=gap, WORKING_SET_BAND=band)
-                    stats = t.out.history.get("working_set", {})
+                    stats = t.result.history.get("working_set", {})
                     rows.append(dict(data=f"gaussian-{kind}", n=X.shape[0], lam_n=lam_n, pattern=pattern, from_gap=gap,
-                                     band=band, cpu=t.cpu, iters=t.out.n_iter, rounds=stats.get("rounds", 0),
-                                     outcome=stats.get("outcome", "dropped"), converged=bool(t.out.converged)))
+                                     band=band, cpu=t.cpu, iters=t.result.n_iter, rounds=stats.get("rounds", 0),
+                                     outcome=stats.get("outcome", "dropped"), converged=bool(t.result.converged)))
                     print(rows[-1], flush=True)
                     common.write_csv(rows, Path(args.out) / "working_set_sweep.csv")
             return
