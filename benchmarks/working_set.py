@@ -14,6 +14,12 @@ Writes ``results/working_set.csv``.
 
 ``--sweep`` times instead the working-set runs for WORKING_SET_FROM_GAP in {1, 10, 100} and
 WORKING_SET_BAND in {0.05, 0.1} at n = 1e5 (``results/working_set_sweep.csv``).
+
+``--small`` measures the problems below WORKING_SET_MIN_ROWS, with the working set allowed from
+1000 samples (``on``) and not at all (``off``): the dense Gaussian family at n = 5000, the LIBSVM
+sets with at least 1000 samples (``load_scaled``: splice, svmguide1, MNIST-5k) and the unseen
+shapes of ``convergence_grid.py`` at 2000 x 50, lam n in {0.01, 1, 100}, free and mixed signs
+(``results/working_set_small.csv``). It is the evidence for the threshold.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from peers import common, floor  # noqa: E402
 LAM_NS = (0.01, 1.0, 100.0)
 PATTERNS = ("free", "mixed")
 TOL = 1e-6
+SMALL_FROM = 1000
+"""WORKING_SET_MIN_ROWS of the ``on`` runs of ``--small``."""
 
 
 def family(kind: str, n: int):
@@ -60,14 +68,25 @@ def rel(res) -> float:
     return float(res.gap / res.primal)
 
 
-def compare(kind, n, lam_n, pattern) -> dict:
-    X, y = family(kind, n)
-    sign = common.sign_pattern(pattern, f"gaussian-{kind}", X.shape[1])
-    on = run(X, y, lam_n, sign)
+def small_problems():
+    """(name, X, y) of ``--small``."""
+    import convergence_grid
+
+    yield "gaussian-dense", *family("dense", 5000)
+    for name in ("splice", "svmguide1", "mnist5k"):
+        yield name, *common.problem(name)
+    for fam in convergence_grid.FAMILIES:
+        yield f"{fam}-2000x50", *convergence_grid.family_instance(fam, 2000, 50)
+
+
+def compare(name, X, y, lam_n, pattern, on_from=None) -> dict:
+    n = X.shape[0]
+    sign = common.sign_pattern(pattern, name, X.shape[1])
+    on = run(X, y, lam_n, sign) if on_from is None else run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=on_from)
     off = run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=n + 1)
     ro, rf = on.result, off.result
     stats = ro.history.get("working_set", {})
-    return dict(data=f"gaussian-{kind}", n=n, d=X.shape[1], lam_n=lam_n, pattern=pattern,
+    return dict(data=name, n=n, d=X.shape[1], lam_n=lam_n, pattern=pattern,
                 on_cpu=on.cpu, off_cpu=off.cpu, ratio_cpu=off.cpu / on.cpu, on_iters=ro.n_iter, off_iters=rf.n_iter,
                 outcome=stats.get("outcome", "not tried" if not stats else "dropped"),
                 attempts=stats.get("attempts", 0), rounds=stats.get("rounds", 0), band_max=max(stats.get("band", [0])),
@@ -81,6 +100,7 @@ def main(argv=None):
     ap.add_argument("--dense-sizes", nargs="+", type=float, default=[1e5])
     ap.add_argument("--sparse-sizes", nargs="+", type=float, default=[1e5])
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--small", action="store_true")
     ap.add_argument("--out", default=str(common.RESULTS))
     args = ap.parse_args(argv)
     rows = []
@@ -99,14 +119,20 @@ def main(argv=None):
                     print(rows[-1], flush=True)
                     common.write_csv(rows, Path(args.out) / "working_set_sweep.csv")
             return
-        cells = [("dense", int(n)) for n in args.dense_sizes] + [("sparse", int(n)) for n in args.sparse_sizes]
-        for (kind, n), lam_n, pattern in itertools.product(cells, LAM_NS, PATTERNS):
-            rows.append(compare(kind, n, lam_n, pattern))
-            r = rows[-1]
-            print(f"{r['data']} n={n} lam_n={lam_n:g} {pattern}: on {r['on_cpu']:.3f}s ({r['on_iters']} it, {r['outcome']}, "
-                  f"{r['rounds']} rounds, band {r['band_max']}) off {r['off_cpu']:.3f}s ({r['off_iters']} it) "
-                  f"ratio {r['ratio_cpu']:.2f} within gaps {r['within_gaps']}", flush=True)
-            common.write_csv(rows, Path(args.out) / "working_set.csv")
+        if args.small:
+            problems, on_from, name = small_problems(), SMALL_FROM, "working_set_small.csv"
+        else:
+            problems = ((f"gaussian-{kind}", *family(kind, int(n))) for kind, sizes in
+                        (("dense", args.dense_sizes), ("sparse", args.sparse_sizes)) for n in sizes)
+            on_from, name = None, "working_set.csv"
+        for data, X, y in problems:
+            for lam_n, pattern in itertools.product(LAM_NS, PATTERNS):
+                rows.append(compare(data, X, y, lam_n, pattern, on_from))
+                r = rows[-1]
+                print(f"{data} n={r['n']} lam_n={lam_n:g} {pattern}: on {r['on_cpu']:.4f}s ({r['on_iters']} it, "
+                      f"{r['outcome']}, {r['rounds']} rounds, band {r['band_max']}) off {r['off_cpu']:.4f}s "
+                      f"({r['off_iters']} it) ratio {r['ratio_cpu']:.2f} within gaps {r['within_gaps']}", flush=True)
+                common.write_csv(rows, Path(args.out) / name)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,7 @@ def test_a_split_that_does_not_certify_hands_back_to_the_full_run(monkeypatch):
     lam = 1.0 / X.shape[0]
     monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
     monkeypatch.setattr(working_set, "WORKING_SET_BAND", 0.0)      # an empty band: U alone, wrong
+    monkeypatch.setattr(working_set, "WORKING_SET_UNSETTLED", 0.5)
     monkeypatch.setattr(working_set, "WORKING_SET_ROUNDS", 1)
     p = make_problem(X, y, lam, sign)
     res = ipm_module.run_interior_point(p, 1e-8, 200, None, False)

@@ -173,7 +173,7 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
         ``max_iter`` or ``time_limit`` first warns (:class:`ConvergenceWarning`) and sets
         ``converged=False``, unless (not at ``time_limit``) the crossover certifies ``tol``: then
         the crossover's pair is returned, ``converged=True`` and ``history["crossover"]`` holds
-        its statistics. On 20000 samples or more the run may finish on the samples near the margin
+        its statistics. On 10000 samples or more the run may finish on the samples near the margin
         (``history["working_set"]``: attempts, rounds, band sizes); that answer too is certified.
 
     Notes
@@ -263,7 +263,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         if best.relative_gap_below(tol):
             converged = True
             break
-        if finish is not None and (found := finish.attempt(best, best_w)) is not None:
+        if finish is not None and it > 0 and (found := finish.attempt(best, best_w, best_alpha)) is not None:
             best_alpha, best, best_w = found[0], found[1], found[1].w
             if record_history:
                 hist.add(best, time.perf_counter())

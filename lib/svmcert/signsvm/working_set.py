@@ -33,10 +33,13 @@ from .problem import SignSVMProblem, canonical_csr
 from .result import Certificate, SolverResult, certificate, hinge_risk
 
 __all__ = ["WorkingSetFinish", "without_pinned_samples", "WORKING_SET_MIN_ROWS", "WORKING_SET_FROM_GAP",
-           "WORKING_SET_BAND", "WORKING_SET_ROUNDS", "WORKING_SET_MAX_SHARE", "WORKING_SET_RETRY_FALL"]
+           "WORKING_SET_BAND", "WORKING_SET_UNSETTLED", "WORKING_SET_ROUNDS", "WORKING_SET_MAX_SHARE", "WORKING_SET_RETRY_FALL"]
 
-WORKING_SET_MIN_ROWS = 20_000
-"""Fewest samples on which the interior-point method tries the working set."""
+WORKING_SET_MIN_ROWS = 10_000
+"""Fewest samples on which the interior-point method tries the working set. At and above it every
+cell measured gained (``benchmarks/working_set.py``); below it the gain depends on the shape
+(``--small``, ``results/working_set_small.csv``): small CSR problems lose, because building the
+subset costs as much as a run of a few milliseconds."""
 WORKING_SET_FROM_GAP = 10.0
 """Relative gap of the full run's best iterate at or below which the split is first tried (the
 interior-point method's gap falls by about a decade an iteration from there; see
@@ -47,11 +50,15 @@ WORKING_SET_BAND = 0.1
 families at n = 1e5 (dense d = 100 and CSR d = 1000, lam n in {0.01, 1, 100}, free and mixed
 signs, one thread): 10 and 0.1 took 8.6 s over the 12 cells, against 8.6-10.1 s for the others;
 every run certified."""
+WORKING_SET_UNSETTLED = 0.1
+"""A sample whose alpha_i / s_i at the iterate lies within (this, 1 - this) is not yet settled by
+the interior-point method (its iterates keep every alpha_i inside the box) and joins the band; no
+split is tried while more than WORKING_SET_MAX_SHARE of the samples are unsettled."""
 WORKING_SET_ROUNDS = 4
 """Most subset runs of one attempt (each after moving the samples found on the wrong side into B)."""
 WORKING_SET_MAX_SHARE = 0.25
 """An attempt is dropped once B holds more than this share of the samples."""
-WORKING_SET_RETRY_FALL = 100.0
+WORKING_SET_RETRY_FALL = 10.0
 """After a dropped attempt the next waits until the full run's gap has fallen by this factor."""
 
 
@@ -90,14 +97,20 @@ class WorkingSetFinish:
     def applies(p: SignSVMProblem) -> bool:
         return p.n >= WORKING_SET_MIN_ROWS
 
-    def attempt(self, cert, w):
+    def attempt(self, cert, w, alpha):
         rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
         if rel > self.next_gap or not self.deadline.allows(0.0):
             return None
+        share = alpha / np.where(self.p.upper > 0.0, self.p.upper, 1.0)
+        B = (share > WORKING_SET_UNSETTLED) & (share < 1.0 - WORKING_SET_UNSETTLED)
+        if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:     # the iterate has not yet settled the samples
+            return None
+        z = self.Z @ w
+        B |= np.abs(z - 1.0) <= WORKING_SET_BAND
+        if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:
+            return None
         self.next_gap = rel / WORKING_SET_RETRY_FALL
         self.stats["attempts"] += 1
-        z = self.Z @ w
-        B = np.abs(z - 1.0) <= WORKING_SET_BAND
         for _ in range(WORKING_SET_ROUNDS):
             if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:
                 break
