@@ -208,7 +208,8 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
     """:func:`interior_point` on a validated problem and options; ``working_set`` lets a large
     problem finish on a subset of its samples (:class:`.working_set.WorkingSetFinish`)."""
     if p.weights is not None and not np.all(p.weights > 0.0):
-        return without_pinned_samples(p, run_interior_point, tol, max_iter, time_limit, record_history, start)
+        return without_pinned_samples(p, run_interior_point, tol, max_iter, time_limit, record_history, start,
+                                      working_set=working_set)
     X, y, lam, sign = p.X, p.y, p.lam, p.sign
     weights = p.weights
     box = 1.0 if weights is None else weights           # alpha + beta = box at every iterate

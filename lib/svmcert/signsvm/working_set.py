@@ -38,8 +38,9 @@ __all__ = ["WorkingSetFinish", "without_pinned_samples", "WORKING_SET_MIN_ROWS",
 WORKING_SET_MIN_ROWS = 10_000
 """Fewest samples on which the interior-point method tries the working set. At and above it every
 cell measured gained (``benchmarks/working_set.py``); below it the gain depends on the shape
-(``--small``, ``results/working_set_small.csv``): small CSR problems lose, because building the
-subset costs as much as a run of a few milliseconds."""
+(``--small``, ``results/working_set_small.csv``: the finish allowed from 1000 samples on 60 cells
+of 2000-5000 samples): 1.36 times faster in geometric mean but slower in 11 cells, and 0.57 on the
+2000 x 50 CSR family, where building the subset costs as much as a run of a few milliseconds."""
 WORKING_SET_FROM_GAP = 10.0
 """Relative gap of the full run's best iterate at or below which the split is first tried (the
 interior-point method's gap falls by about a decade an iteration from there; see
@@ -48,8 +49,11 @@ WORKING_SET_BAND = 0.1
 """Half-width of the band B: the samples whose margin at the iterate lies within 1 +- this.
 ``benchmarks/working_set.py --sweep`` tried gaps 1, 10, 100 and bands 0.05, 0.1 on the Gaussian
 families at n = 1e5 (dense d = 100 and CSR d = 1000, lam n in {0.01, 1, 100}, free and mixed
-signs, one thread): 10 and 0.1 took 8.6 s over the 12 cells, against 8.6-10.1 s for the others;
-every run certified."""
+signs, one thread; ``results/working_set_sweep.csv``): 10 and 0.1 took 8.2 s over the 12 cells
+against 7.6-8.9 s for the other five settings (100 and 0.05 the fastest), and all 72 runs
+certified. An earlier run, on the rule before the unsettled samples joined the band and not kept,
+had put 10 and 0.1 first (8.4 against 8.9-10.0 s); the differences are within this machine's
+run-to-run noise, so that choice was kept."""
 WORKING_SET_UNSETTLED = 0.1
 """A sample whose alpha_i / s_i at the iterate lies within (this, 1 - this) is not yet settled by
 the interior-point method (its iterates keep every alpha_i inside the box) and joins the band; no
@@ -62,16 +66,16 @@ WORKING_SET_RETRY_FALL = 10.0
 """After a dropped attempt the next waits until the full run's gap has fallen by this factor."""
 
 
-def without_pinned_samples(p: SignSVMProblem, run, tol, max_iter, time_limit, record_history,
-                           start) -> SolverResult:
+def without_pinned_samples(p: SignSVMProblem, run, tol, max_iter, time_limit, record_history, start,
+                           **options) -> SolverResult:
     """The weighted problem with its zero-weight samples left out, solved by ``run``
     (:func:`~.interior_point.run_interior_point`): on the kept n' samples, with lam' = lam n / n',
     the objective is P(w) n / n' (and D(alpha) n / n'), the same problem; the result is reported on
-    the scale of the original one, alpha_i = 0 for the samples left out."""
+    the scale of the original one, alpha_i = 0 for the samples left out. ``options`` go to ``run``."""
     keep = np.flatnonzero(p.weights > 0.0)
     scale = keep.size / p.n
     sub = SignSVMProblem(p.X[keep], p.y[keep], p.lam / scale, p.sign, p.weights[keep])
-    res = run(sub, tol, max_iter, time_limit, record_history, start)
+    res = run(sub, tol, max_iter, time_limit, record_history, start, **options)
     alpha = np.zeros(p.n)
     alpha[keep] = res.alpha
     hist = res.history
