@@ -99,10 +99,28 @@ def test_a_split_that_does_not_certify_hands_back_to_the_full_run(monkeypatch):
     assert res.converged and gap <= 1e-8 * primal
 
 
-def test_small_problems_and_subset_runs_do_not_try_it():
+def test_small_problems_do_not_try_it():
     X, y, sign, _ = _instance(5, 400, 5)
     res = ipm_module.interior_point(X, y, 1.0 / 400, sign)
     assert "working_set" not in res.history
+
+
+def test_the_subset_runs_do_not_try_it_again(monkeypatch):
+    """The subsets are themselves large enough to try a finish here (threshold 100): each subset run
+    must be made without one, so the finish never recurses."""
+    X, y, sign, s = _instance(6, 800, 6, weights="positive")
+    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
+    original, calls = ipm_module.run_interior_point, []
+
+    def spy(p, *args, **kw):                      # the finish's subset runs look the function up here
+        out = original(p, *args, **kw)
+        calls.append((p.n, kw.get("working_set", True), "working_set" in out.history))
+        return out
+
+    monkeypatch.setattr(ipm_module, "run_interior_point", spy)
+    res = original(make_problem(X, y, 1.0 / 800, sign, sample_weight=s), 1e-7, 200, None, False)
+    assert res.history["working_set"]["outcome"] == "certified"
+    assert calls and all(n >= 100 and not use and not tried for n, use, tried in calls)
 
 
 @pytest.mark.parametrize("weights", [None, "positive", "some zero"])

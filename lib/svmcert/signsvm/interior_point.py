@@ -58,7 +58,7 @@ from .objectives import sign_projection
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
-from .result import Certificate, History, SolverResult, certificate, hinge_risk
+from .result import Certificate, History, SolverResult, better_primal, certificate
 from .working_set import WorkingSetFinish, without_pinned_samples
 
 __all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "crossover", "IPM_MAX_ITER", "CROSSOVER_FLOPS"]
@@ -408,11 +408,8 @@ def _certify(Z, w, alpha, lam, sign, c, weights=None):
     cert = certificate(zt_a / c, a, Z, lam, sign, weights)
     w_feasible = sign_projection(w, sign)
     z_w = Z @ w_feasible
-    p = 0.5 * lam * float(w_feasible @ w_feasible) + hinge_risk(z_w, weights)
     products = (zt_a if _same_bits(a, alpha) else None, z_w if _same_bits(w_feasible, w) else None)
-    if p < cert.primal:
-        cert = type(cert)(w_feasible, None, p, cert.dual)
-        return cert, w_feasible, products
+    cert = better_primal(cert, w_feasible, z_w, lam, weights)
     return cert, cert.w, products
 
 

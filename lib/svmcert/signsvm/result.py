@@ -10,7 +10,7 @@ from .._budget import Deadline  # noqa: F401  (re-exported: the solvers import i
 from ..exceptions import ConvergenceWarning  # noqa: F401  (re-exported: the contract names it here)
 from .objectives import sign_projection
 
-__all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "hinge_risk", "Deadline"]
+__all__ = ["SolverResult", "ConvergenceWarning", "Certificate", "certificate", "better_primal", "hinge_risk", "Deadline"]
 
 
 @dataclass
@@ -83,6 +83,13 @@ def certificate(omega, alpha, Z, lam, sign, weights=None) -> Certificate:
     primal = half + hinge_risk(z, weights)
     dual = -half + float(alpha.sum()) / Z.shape[0]
     return Certificate(w, z, primal, dual)
+
+
+def better_primal(cert: Certificate, w, z, lam, weights=None) -> Certificate:
+    """``cert``, or its dual bound against P(w) at another sign-feasible ``w`` (margins ``z`` = Z w)
+    when that value is smaller: the gap then bounds the error of the better primal point."""
+    primal = 0.5 * lam * float(w @ w) + hinge_risk(z, weights)
+    return Certificate(w, z, primal, cert.dual) if primal < cert.primal else cert
 
 
 class History(dict):

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from .objectives import sign_projection
 from .problem import SignSVMProblem, canonical_csr
-from .result import Certificate, SolverResult, certificate, hinge_risk
+from .result import SolverResult, better_primal, certificate
 
 __all__ = ["WorkingSetFinish", "without_pinned_samples", "WORKING_SET_MIN_ROWS", "WORKING_SET_FROM_GAP",
            "WORKING_SET_BAND", "WORKING_SET_UNSETTLED", "WORKING_SET_ROUNDS", "WORKING_SET_MAX_SHARE", "WORKING_SET_RETRY_FALL"]
@@ -105,19 +105,18 @@ class WorkingSetFinish:
         rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
         if rel > self.next_gap or not self.deadline.allows(0.0):
             return None
+        too_many = WORKING_SET_MAX_SHARE * self.p.n
         share = alpha / np.where(self.p.upper > 0.0, self.p.upper, 1.0)
         B = (share > WORKING_SET_UNSETTLED) & (share < 1.0 - WORKING_SET_UNSETTLED)
-        if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:     # the iterate has not yet settled the samples
+        if B.sum() > too_many:                      # the iterate has not yet settled the samples
             return None
         z = self.Z @ w
         B |= np.abs(z - 1.0) <= WORKING_SET_BAND
-        if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:
+        if B.sum() > too_many:
             return None
         self.next_gap = rel / WORKING_SET_RETRY_FALL
         self.stats["attempts"] += 1
         for _ in range(WORKING_SET_ROUNDS):
-            if B.sum() > WORKING_SET_MAX_SHARE * self.p.n:
-                break
             U = (z < 1.0) & ~B
             out = self._solve_split(B, U)
             if out is None:
@@ -127,9 +126,9 @@ class WorkingSetFinish:
                 self.stats["outcome"] = "certified"
                 return alpha, found
             wrong = (~B & ~U & (z < 1.0)) | (U & (z > 1.0))
-            if not wrong.any():
-                break
             B |= wrong
+            if not wrong.any() or B.sum() > too_many:
+                break
         return None
 
     def _solve_split(self, B, U):
@@ -162,8 +161,5 @@ class WorkingSetFinish:
         alpha = np.clip(alpha, 0.0, s)
         found = certificate(self.Z.T @ alpha / p.lam_n, alpha, self.Z, p.lam, p.sign, p.weights)
         w = sign_projection(res.w, p.sign)          # the subset's own primal point, often the better
-        z = self.Z @ w
-        primal = 0.5 * p.lam * float(w @ w) + hinge_risk(z, p.weights)
-        if primal < found.primal:
-            found = Certificate(w, z, primal, found.dual)
+        found = better_primal(found, w, self.Z @ w, p.lam, p.weights)
         return alpha, found, found.z
