@@ -16,6 +16,10 @@ from svmcert import signsvm
 from svmcert.reference import solve_primal_cvxpy
 from svmcert.signsvm.active_set import iteration_flops, polish_active_set
 from svmcert.signsvm.bounded_lsq import bvls
+from svmcert.signsvm.coordinate_ascent import dca_options, run_coordinate_ascent
+from svmcert.signsvm.problem import make_problem
+from svmcert.signsvm.shrinking_rounds import (POLISH_AFTER_EPOCHS, POLISH_ATTEMPT_WORK, POLISH_FLOPS_PER_ENTRY,
+                                              POLISH_FLOPS_PER_WORK)
 from svmcert.signsvm.solve import (AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_BELOW_LAM_N,
                                    auto_plan, row_norm_scale)
 
@@ -192,6 +196,36 @@ def test_coordinate_ascent_on_the_scaled_down_gaussian_case_stays_within_its_bud
     for a in attempts:
         assert a["flops"] <= a["budget"] and a["iterations"] <= 20
     _check_certificate(res, X, y, 1.0 / 500, np.zeros(100))
+
+
+def test_a_polishing_budget_follows_the_work_of_the_round_not_its_passes():
+    # shrinking makes a round's passes far cheaper than passes x nnz; the attempt's flop budget is
+    # POLISH_FLOPS_PER_ENTRY per unit of the work the round did (a budget of passes x nnz gave a
+    # sparse round of 4.5e6 units 2.2e9 flops and ended auto's coordinate ascent)
+    X, y = _gaussian_classes(500, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        res = signsvm.dual_coordinate_ascent(X, y, 1.0 / 500, max_epochs=1200)
+    attempts = res.history["polish"]
+    assert attempts
+    for a in attempts:
+        assert 0.0 < a["round_work"] < POLISH_AFTER_EPOCHS * X.size          # the passes were shrunken
+        assert a["budget"] <= POLISH_FLOPS_PER_ENTRY * a["round_work"] * (1 + 1e-12)
+        assert a["flops"] <= a["budget"]
+
+
+def test_a_polishing_attempt_gets_no_more_than_the_work_budget_has_left():
+    X, y = _gaussian_classes(500, 100)
+    p = make_problem(X, y, 1.0 / 500)
+    max_work = 8e6                  # an attempt at 6.7e6 units, after a round of 3.2e6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        res = run_coordinate_ascent(p, dca_options(tol=1e-6, max_epochs=5000, max_work=max_work), None)
+    attempts = res.history["polish"]
+    assert attempts
+    left = [(max_work - a["work"] - POLISH_ATTEMPT_WORK) * POLISH_FLOPS_PER_WORK for a in attempts]
+    assert all(a["budget"] <= cap * (1 + 1e-12) and a["flops"] <= a["budget"] for a, cap in zip(attempts, left))
+    assert any(cap < POLISH_FLOPS_PER_ENTRY * a["round_work"] for a, cap in zip(attempts, left))   # the cap bit
 
 
 def test_polishing_declines_an_iteration_beyond_its_budget():

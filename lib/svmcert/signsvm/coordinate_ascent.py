@@ -186,9 +186,10 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
         (``svmcert.signsvm.active_set.polish_active_set``: the linear system of the margin conditions on the
         sets the round identified) and return their point if its certificate is below ``tol``;
         otherwise coordinate ascent goes on from where it was. Each attempt has a work budget of
-        POLISH_FLOPS_PER_ENTRY floating-point operations per nonzero of X and pass of the round
-        just done, so polishing at most about doubles the work of the passes; an attempt whose
-        linear algebra would cost more (many samples on the margin) is not made.
+        POLISH_FLOPS_PER_ENTRY floating-point operations per unit of work of the round just
+        done (nonzeros visited by its passes over the shrunken set), so polishing at most about
+        doubles the work of the passes; an attempt whose linear algebra would cost more (many
+        samples on the margin) is not made.
     time_limit : float, optional
         Seconds. The run stops before a group of passes or a polishing attempt
         that would end after it (their time is estimated from the passes already made), warns and
@@ -200,8 +201,8 @@ def dual_coordinate_ascent(X, y, lam, sign=None, tol: float = 1e-6, max_epochs: 
     -----
     Whatever the engine, the result is certified by the duality gap of the full problem (eq. 10);
     shrinking and polishing only change where the solver looks. ``history`` also holds
-    ``polish``: one dict per polishing attempt (epoch, ``|F|``, ``|J|``, iterations, estimated flops,
-    outcome).
+    ``polish``: one dict per polishing attempt (epoch, the run's work before it and the work of
+    the round before it, ``|F|``, ``|J|``, iterations, estimated flops, outcome).
 
     Examples
     --------

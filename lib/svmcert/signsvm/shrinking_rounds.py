@@ -139,10 +139,21 @@ iterations costs a few O(nd) products and an O(|F|^2 |J|) solve, which pays off 
 coordinate ascent is slow (small lambda; on MNIST-5k lam n = 1 needs about 200 passes in all)."""
 POLISH_FLOPS_PER_ENTRY = 20.0
 """Work budget of one polishing attempt, in floating-point operations of its dense linear algebra
-(:func:`~.active_set.iteration_flops`) per nonzero of X and pass of the round before it.
-``benchmarks/polish_cost.py`` measured one visit of a nonzero in a compiled pass at 4-110 ns and
-the dense products at 1.6-22 Gflop/s (one thread, shared machine): a visit buys 10 to 2500 flops.
-With 20, an attempt costs at most about twice the round's passes in time, usually far less."""
+(:func:`~.active_set.iteration_flops`) per unit of work the round before it did (nonzeros
+visited, ``_dca_kernel.ROW_WORK`` per row besides: the passes over the shrunken set, not over all
+of X). ``benchmarks/polish_cost.py`` measured one visit of a nonzero in a compiled pass at 4-110
+ns and the dense products at 1.6-22 Gflop/s (one thread, shared machine): a visit buys 10 to 2500
+flops. With 20, an attempt costs at most about twice the round's passes in time, usually far less.
+Under a work budget (``max_work``) an attempt also gets no more than the budget has left.
+
+The budget used to be counted as passes times X's nonzeros. Shrinking makes a round's passes far
+cheaper than that: on the sparse Gaussian family of the floor benchmarks (n = 1e5, d = 1000, 1%
+nonzeros, lam n = 10, free signs) a round of about 110 passes visited 4.5e6 units, and its
+attempt (986 free samples) got 2.2e9 flops instead of 9e7. It spent them, failed, and was charged
+2.2e8 units against a budget of 8.8e7, which ended ``auto``'s coordinate ascent (alone it needed
+3.5e7) and handed the problem to the interior-point method. On the 120 cells of
+``benchmarks/auto_plan.py`` (eight data sets, three sign patterns, lam n 0.1-1000) the change
+moved no iteration count and no polishing attempt."""
 POLISH_ATTEMPT_WORK = 1e6
 """What a polishing attempt costs in the work units of the passes (nonzeros visited), charged to
 the work count after each attempt: its set updates and bounded least squares run in Python, about
@@ -168,7 +179,6 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     lam, lam_n, sign, tol, max_epochs = p.lam, p.lam_n, p.sign, opts.tol, opts.max_epochs
     upper, weights = p.upper, p.weights
     seed, record, polish = opts.seed, opts.record_history, opts.polish
-    nnz = max(int(csr[0][-1]), 1)
     rng = shuffle_state(seed)                   # the passes' own stream of shuffles
     eps, epochs = min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol), 0
     carry = np.array([np.inf, -np.inf, 0.0, -1.0])  # shrinking thresholds, work, the shrunken
@@ -200,7 +210,7 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
             if budget < 1:
                 break
         round_work = min(limit, 2.0 * carry[2] + max_work / 16.0)
-        t0 = time.perf_counter()
+        t0, work0 = time.perf_counter(), float(carry[2])
         passes, met = run_shrinking(*csr, *layout, alpha, omega, sign, lam_n, eps, budget, upper, carry, round_work,
                                     index, PREFETCH_DISTANCE, rng)
         t_pass = max(t_pass or 0.0, (time.perf_counter() - t0) / max(passes, 1))
@@ -223,13 +233,15 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
             eps /= SHRINKING_EPS_FACTOR
         if not (polish and epochs >= POLISH_AFTER_EPOCHS) or limit - carry[2] < POLISH_ATTEMPT_WORK:
             continue
-        max_flops = min(POLISH_FLOPS_PER_ENTRY * passes * nnz, deadline.remaining() * POLISH_FLOP_RATE)
+        work_before, round_work_done = float(carry[2]), float(carry[2] - work0)
+        max_flops = min(POLISH_FLOPS_PER_ENTRY * round_work_done, deadline.remaining() * POLISH_FLOP_RATE,
+                        (limit - carry[2] - POLISH_ATTEMPT_WORK) * POLISH_FLOPS_PER_WORK)
         stats = {}
         polished = polish_active_set(Z, lam, sign, alpha, omega, tol, max_flops=max_flops, stats=stats,
                                      upper=weights)
         carry[2] += POLISH_ATTEMPT_WORK + stats.get("flops", 0.0) / POLISH_FLOPS_PER_WORK
         F = (alpha > 0.0) & (alpha < upper)
-        hist["polish"].append(dict(epoch=epochs, free=int(F.sum()),
+        hist["polish"].append(dict(epoch=epochs, work=work_before, round_work=round_work_done, free=int(F.sum()),
                                    coords=int(((sign == 0) | (sign * omega > 0.0)).sum()), budget=max_flops,
                                    **stats))
         if polished is not None:
