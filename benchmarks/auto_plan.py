@@ -15,7 +15,7 @@ alone), one row with the CPU seconds (best of up to 3 calls, ``peers.common.time
 
 all at tol = 1e-6, with the passes and iterations each took, whether each certified, the oracle
 (the faster of the two methods that certified) and ``auto / oracle``. It also records what the time
-models of ``signsvm/solve.py`` predict for one interior-point iteration (``ipm_seconds``, with the
+models of ``signsvm/plan.py`` predict for one interior-point iteration (``ipm_seconds``, with the
 compiled iteration's model where the method runs it) and one unit of coordinate ascent's work
 (``ipm_iteration_model``, ``work_model``) next to what was measured
 (``ipm_iteration``: the method's seconds over its iterations; ``dca_sec_per_work``: coordinate
@@ -51,26 +51,34 @@ from peers import common, floor  # noqa: E402
 LAM_NS = (0.1, 1.0, 10.0, 100.0, 1000.0)
 GAUSSIAN_LAM_NS = (1.0, 10.0, 25.0, 50.0, 100.0)
 GAUSSIAN_DCA_PASSES = 3000
+SPARSE_LAM_NS = (1.0, 3.0, 10.0)
+SPARSE_MAX_NNZ = 1.2e7
 PATTERNS = ("free", "nonneg", "mixed")
 TOL = 1e-6
 DCA_PASSES = 20_000
 
 
 def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int | None = None,
-            dca_passes: int = DCA_PASSES) -> dict:
+            dca_passes: int = DCA_PASSES, sparse_density: float | None = None, sparse_d: int = 1000) -> dict:
     import importlib
 
     from svmcert import signsvm
+    from svmcert.signsvm._dca_kernel import ROW_WORK
 
-    solve_module = importlib.import_module("svmcert.signsvm.solve")    # the module, not the function
+    plan_module = importlib.import_module("svmcert.signsvm.plan")     # the rules and time models of auto
 
-    X, y = common.problem(data) if gaussian_n is None else floor.gaussian_dense(gaussian_n)
+    if sparse_density is not None:
+        X, y = floor.gaussian_sparse(gaussian_n, d=sparse_d, density=sparse_density)
+    else:
+        X, y = common.problem(data) if gaussian_n is None else floor.gaussian_dense(gaussian_n)
     n, d = X.shape
-    nnz = int(np.count_nonzero(X))
+    is_sparse = sparse_density is not None
+    nnz = int(X.nnz) if is_sparse else int(np.count_nonzero(X))
     sign = common.sign_pattern(pattern, data, d)
     lam = lam_n / n
-    row_norm = solve_module.row_norm_scale(X)
-    plan, budget = solve_module.auto_plan(n, d, nnz, lam, row_norm=row_norm, constrained=bool(np.any(sign != 0)))
+    row_norm = plan_module.row_norm_scale(X)
+    plan, budget = plan_module.auto_plan(n, d, nnz, lam, is_sparse, row_norm=row_norm,
+                                          constrained=bool(np.any(sign != 0)))
     auto = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
     dca = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver="dual-coordinate", tol=TOL,
                                              max_epochs=dca_passes), repeat=repeat)
@@ -80,16 +88,21 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
     oracle = min(certified) if certified else np.nan
     dca_work = float(rc.history.get("work", [np.nan])[-1])
     extra = {}
-    if gaussian_n is not None:                  # the plan before AUTO_IPM_MAX_PASSES, side by side
-        kept = solve_module.AUTO_IPM_MAX_PASSES
-        solve_module.AUTO_IPM_MAX_PASSES = 0.0
+    if gaussian_n is not None:                  # the plan before AUTO_IPM_MAX_PASSES(_SPARSE), side by side
+        name = "AUTO_IPM_MAX_PASSES_SPARSE" if is_sparse else "AUTO_IPM_MAX_PASSES"
+        kept = getattr(plan_module, name)
+        setattr(plan_module, name, 0.0)
         try:
             before = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
         finally:
-            solve_module.AUTO_IPM_MAX_PASSES = kept
-        extra = dict(auto_compiled_only_cpu=before.cpu,
-                     auto_compiled_only_methods="+".join(before.result.history.get("method", [])),
-                     auto_compiled_only_converged=bool(before.result.converged))
+            setattr(plan_module, name, kept)
+        label = "auto_dense_only" if is_sparse else "auto_compiled_only"
+        extra = {f"{label}_cpu": before.cpu,
+                 f"{label}_methods": "+".join(before.result.history.get("method", [])),
+                 f"{label}_converged": bool(before.result.converged)}
+        if is_sparse:
+            extra["ipm_passes_model"] = plan_module.ipm_seconds(n, d, True, nnz) / (
+                (nnz + ROW_WORK * n) * plan_module.DCA_SEC_PER_WORK)
     return dict(
         data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
@@ -98,8 +111,9 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
         ipm_cpu=ipm.cpu, ipm_iterations=int(ri.n_iter), ipm_converged=bool(ri.converged),
         oracle_cpu=oracle, auto_over_oracle=auto.cpu / oracle,
         ipm_iteration=ipm.cpu / max(int(ri.n_iter), 1),
-        ipm_iteration_model=solve_module.ipm_seconds(n, d) / solve_module.IPM_ITERATIONS,
-        dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=solve_module.DCA_SEC_PER_WORK, **extra)
+        ipm_iteration_model=plan_module.ipm_seconds(n, d, is_sparse, nnz if is_sparse else None)
+        / plan_module.IPM_ITERATIONS,
+        dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=plan_module.DCA_SEC_PER_WORK, **extra)
 
 
 def main(argv=None) -> int:
@@ -110,30 +124,49 @@ def main(argv=None) -> int:
                     f"({' '.join(f'{v:g}' for v in GAUSSIAN_LAM_NS)} with --gaussian)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gaussian", nargs="+", type=int, help="n of the Gaussian family (d = 100) instead of the data sets")
+    ap.add_argument("--sparse", nargs="+", type=int, help="n of the sparse Gaussian family (CSR, d = 1000) instead")
+    ap.add_argument("--density", nargs="+", type=float, default=[0.01], help="densities of --sparse (default 0.01)")
+    ap.add_argument("--sparse-d", nargs="+", type=int, default=[1000], help="d of --sparse (default 1000)")
+    ap.add_argument("--max-nnz", type=float, default=SPARSE_MAX_NNZ,
+                    help=f"skip --sparse shapes with more nonzeros (default {SPARSE_MAX_NNZ:g})")
     ap.add_argument("--dca-passes", type=int, help=f"cap of coordinate ascent alone (default {DCA_PASSES}; "
                     f"{GAUSSIAN_DCA_PASSES} with --gaussian)")
     ap.add_argument("--csv")
     args = ap.parse_args(argv)
+    sparse = args.sparse is not None
+    if sparse:
+        args.gaussian = args.sparse
     gaussian = args.gaussian is not None
     args.lam_n = args.lam_n or list(GAUSSIAN_LAM_NS if gaussian else LAM_NS)
     args.patterns = args.patterns or (["free", "mixed"] if gaussian else list(PATTERNS))
     passes = args.dca_passes or (GAUSSIAN_DCA_PASSES if gaussian else DCA_PASSES)
-    args.csv = args.csv or str(common.RESULTS / ("auto_plan_gaussian.csv" if gaussian else "auto_plan.csv"))
-    cells = [(f"gaussian-dense-{n}", n) for n in args.gaussian] if gaussian else [(data, None) for data in args.data]
+    if sparse and args.lam_n == list(GAUSSIAN_LAM_NS):
+        args.lam_n = list(SPARSE_LAM_NS)
+    args.csv = args.csv or str(common.RESULTS / ("auto_plan_sparse.csv" if sparse else "auto_plan_gaussian.csv"
+                                                 if gaussian else "auto_plan.csv"))
+    if sparse:
+        cells = [(f"gaussian-sparse-{n}x{d}-{rho:g}", n, rho, d) for d in args.sparse_d for n in args.sparse
+                 for rho in args.density if n * d * rho <= args.max_nnz]
+    else:
+        cells = [(f"gaussian-dense-{n}", n, None, None) for n in args.gaussian] if gaussian else [
+            (data, None, None, None) for data in args.data]
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
-        for data, gaussian_n in cells:
+        for data, gaussian_n, density, sparse_d in cells:
             for pattern in args.patterns:
                 for lam_n in args.lam_n:
-                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes)
+                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d or 1000)
                     rows.append(row)
                     print(f"{data:14s} {pattern:6s} lam n {lam_n:<6g} auto {row['auto_cpu'] * 1e3:8.2f} ms "
                           f"({row['auto_methods']}), coordinate ascent {row['dca_cpu'] * 1e3:8.2f} ms "
                           f"({row['dca_passes']} passes), interior point {row['ipm_cpu'] * 1e3:8.2f} ms "
                           f"({row['ipm_iterations']} it.), auto/oracle {row['auto_over_oracle']:.2f}"
                           + (f", auto compiled-only {row['auto_compiled_only_cpu'] * 1e3:8.2f} ms "
-                             f"({row['auto_compiled_only_methods']})" if gaussian else ""), flush=True)
+                             f"({row['auto_compiled_only_methods']})" if gaussian and not sparse else "")
+                          + (f", auto dense-only {row['auto_dense_only_cpu'] * 1e3:8.2f} ms "
+                             f"({row['auto_dense_only_methods']}), model {row['ipm_passes_model']:.0f} passes"
+                             if sparse else ""), flush=True)
                     common.write_csv(rows, args.csv)
     ratio = np.array([r["auto_over_oracle"] for r in rows], float)
     ratio = ratio[np.isfinite(ratio)]

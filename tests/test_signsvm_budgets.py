@@ -23,7 +23,7 @@ from svmcert.signsvm.shrinking_rounds import (POLISH_AFTER_EPOCHS, POLISH_ATTEMP
 from svmcert.signsvm.solve import (AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_BELOW_LAM_N,
                                    auto_plan, row_norm_scale)
 
-solve_module = importlib.import_module("svmcert.signsvm.solve")   # the module (signsvm.solve is the function)
+plan_module = importlib.import_module("svmcert.signsvm.plan")    # the rules of auto (patched where a test turns one off)
 
 
 def _gaussian_classes(n, d, seed=0):
@@ -134,6 +134,35 @@ def test_the_rows_rule_reaches_large_dense_problems_where_the_interior_point_met
     assert auto_plan(5000, 784, 5000 * 784, 0.1 / 5000, row_norm=1.0)[0] == "dual-coordinate"
 
 
+def test_the_rows_rule_reaches_large_sparse_problems_where_the_interior_point_method_is_cheap():
+    # a CSR X with short rows (5 nonzeros of d = 100) and n = 20000: the interior-point method's
+    # sparse time model costs about 35 passes of coordinate ascent over its nonzeros, within
+    # AUTO_IPM_MAX_PASSES_SPARSE, so rows ||x||^2 >= 2 lam n go to it alone and it certifies; with
+    # nnz unknown, d beyond SPARSE_IPM_MAX_DIM, or rows short against lam n, the plan is unchanged
+    from scipy import sparse
+
+    from svmcert.signsvm.solve import (AUTO_IPM_MAX_PASSES_SPARSE, DCA_SEC_PER_WORK, SPARSE_IPM_MAX_DIM, ipm_is_cheap,
+                                       ipm_seconds)
+
+    n, d = 20000, 100
+    rng = np.random.default_rng(3)
+    y = np.repeat([1.0, -1.0], n // 2)
+    X = sparse.random(n, d, density=0.05, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    X.data += np.repeat(y, np.diff(X.indptr)) / np.sqrt(5.0)
+    cost = ipm_seconds(n, d, True, X.nnz) / ((X.nnz + 4 * n) * DCA_SEC_PER_WORK)
+    assert cost <= AUTO_IPM_MAX_PASSES_SPARSE and ipm_is_cheap(n, d, True, X.nnz)
+    assert not ipm_is_cheap(n, d, True) and not ipm_is_cheap(10 * n, SPARSE_IPM_MAX_DIM + 1, True, 10 * X.nnz)
+    assert not ipm_is_cheap(n, d, True, 20 * X.nnz)                  # long rows: a costly normal matrix
+    lam = 1.0 / n
+    assert row_norm_scale(X) >= AUTO_IPM_ABOVE_SCALED_NORM * lam * n
+    res = signsvm.solve(X, y, lam)
+    assert res.history["method"] == ["interior-point"] and res.converged
+    _check_certificate(res, X.toarray(), y, lam, np.zeros(d))
+    lam_big = row_norm_scale(X) / (0.5 * AUTO_IPM_ABOVE_SCALED_NORM * n)      # rows short against lam n
+    assert auto_plan(n, d, X.nnz, lam_big, True, row_norm=row_norm_scale(X))[0] == "dual-coordinate"
+    assert signsvm.solve(X, y, lam_big).history["method"][0] == "dual-coordinate"
+
+
 def test_sign_constraints_lower_the_rows_threshold_for_the_interior_point_method():
     # rows with mean ||x||^2 = 1.6 lam n: between the constrained threshold (1.25) and the free
     # one (2), so a sign-constrained problem runs the interior-point method alone and the free
@@ -170,7 +199,7 @@ def test_auto_falls_back_to_the_interior_point_method_when_the_budget_ends(monke
     # budget auto gives it; the interior-point method then certifies. (Its rows, ||x||^2 ~ 100 at
     # lam n = 1, would send auto straight to the interior-point method: that rule is switched off
     # here to test the fallback behind it.)
-    monkeypatch.setattr(solve_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
+    monkeypatch.setattr(plan_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
     X, y = _gaussian_classes(500, 100)
     lam = 1.0 / 500
     plan, passes = auto_plan(500, 100, X.size, lam)

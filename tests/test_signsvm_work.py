@@ -20,7 +20,7 @@ from svmcert.signsvm.shrinking_rounds import GIVE_UP_FROM_SHARE, extended_limit,
 from svmcert.signsvm.solve import DCA_SEC_PER_WORK, auto_plan, ipm_seconds
 
 ipm_module = importlib.import_module("svmcert.signsvm.interior_point")   # the module, not the function
-solve_module = importlib.import_module("svmcert.signsvm.solve")           # the module, not the function
+plan_module = importlib.import_module("svmcert.signsvm.plan")            # the rules of auto, patched below
 
 
 def _problem(seed, n, d, density=0.7):
@@ -171,7 +171,7 @@ def test_give_up_fires_on_a_slow_run_and_auto_still_certifies(monkeypatch):
     # two overlapping Gaussian classes at lam n = 1: coordinate ascent needs thousands of passes.
     # The rows' norms (||x||^2 ~ 100 against lam n = 1) would send auto straight to the
     # interior-point method; the rule is switched off to test the budget behind it
-    monkeypatch.setattr(solve_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
+    monkeypatch.setattr(plan_module, "AUTO_IPM_ABOVE_SCALED_NORM", np.inf)
     rng = np.random.default_rng(0)
     n, d = 500, 100
     y = np.repeat([1.0, -1.0], n // 2)

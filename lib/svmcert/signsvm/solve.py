@@ -1,40 +1,9 @@
 """The front door: ``solve(X, y, lam, sign)`` picks a certified solver for the sign-constrained SVM.
 
-``solver="auto"`` chooses from the problem's shape, lambda and the typical squared norm of its rows
-(deterministically, never from measured times):
-
-- lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method (:mod:`.interior_point`). There dual
-  coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
-  ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
-  10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
-  does not depend on lambda.
-- where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration,
-  a small dense problem, or a dense X with d <= n costs it at most AUTO_IPM_MAX_PASSES passes of
-  coordinate ascent by the time models) and the mean squared norm of the rows over lam n is at
-  least AUTO_IPM_ABOVE_SCALED_NORM: the interior-point method too. That ratio, liblinear's
-  C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
-  many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
-- otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
-  within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
-  never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
-  interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
-  early (once half the budget is spent), at a certificate from which the rate of its gap over the
-  later half of the run predicts more work to ``tol`` than the whole interior-point method would
-  cost, and goes on past the budget, up to AUTO_DCA_EXTRA more, only while that rate predicts
-  ``tol`` within it. A run not certified by then is followed by the interior-point method. It is
-  several times faster where it converges in a few dozen passes (large lambda); the budget bounds
-  what it can waste where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE +
-  AUTO_DCA_EXTRA) times the interior-point method (plus the time models' error), and (1 +
-  AUTO_DCA_SHARE) times where the rate does not promise convergence past the budget
-  (:func:`auto_work_options`). ``benchmarks/auto_plan.py`` measures the plan against each method
-  alone.
-
-Every method certifies its answer by the duality gap of eq. (10), computed from the returned
-``w`` and ``alpha``.
-
-For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the interior-point method form a
-normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it, coordinate ascent runs alone,
-up to DCA_MAX_EPOCHS passes.
+``solver="auto"`` follows the plan of :mod:`.plan` (the rules on the problem's shape, lambda and
+its rows' norm, and the time models behind coordinate ascent's budget); the plan's names stay
+importable from here. Every method certifies its answer by the duality gap of eq. (10), computed
+from the returned ``w`` and ``alpha``.
 """
 
 from __future__ import annotations
@@ -45,224 +14,26 @@ import warnings
 import numpy as np
 
 from .._validation import check_iterations, check_positive, check_seed, check_vector
-from ._dca_kernel import ROW_WORK
 from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
-from .interior_point import IPM_MAX_ITER, run_interior_point, uses_compiled_iteration
+from .interior_point import IPM_MAX_ITER, run_interior_point
+from .plan import (AUTO_DCA_EXTRA, AUTO_DCA_SHARE, AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED,
+                   AUTO_IPM_BELOW_LAM_N, AUTO_IPM_MAX_PASSES, AUTO_IPM_MAX_PASSES_SPARSE, DCA_MAX_EPOCHS,
+                   DCA_SEC_PER_WORK, IPM_FUSED_SEC, IPM_ITERATIONS, IPM_SEC, IPM_SPARSE_SEC, SPARSE_IPM_MAX_DIM,
+                   auto_plan, auto_work_options, ipm_is_cheap, ipm_seconds, row_norm_scale)
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
 
 __all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap",
            "row_norm_scale", "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM",
-           "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED", "AUTO_IPM_MAX_PASSES",
-           "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS"]
+           "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED", "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE",
+           "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS",
+           "DCA_SEC_PER_WORK", "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
 
 SOLVERS = ("auto", "dual-coordinate", "interior-point", "frank-wolfe")
 
-AUTO_IPM_BELOW_LAM_N = 0.1
-"""Below this lam n, ``auto`` goes straight to the interior-point method."""
-AUTO_IPM_ABOVE_SCALED_NORM = 2.0
-"""From this mean ||x_i||^2 / (lam n) on (:func:`row_norm_scale`), ``auto`` goes straight to the
-interior-point method where that method runs its compiled iteration. In the run of
-``benchmarks/auto_plan.py`` before the rule (seven LIBSVM sets, free, nonnegative and mixed signs,
-lam n from 0.1 to 1000, BLAS on one thread), coordinate ascent alone was slower than the
-interior-point method alone in 35 of the 39 cells at or above 2 (in the other four, heart and
-sonar with nonnegative signs at lam n = 1, sonar and svmguide1 nonnegative at 0.1, it took 0.61
-to 0.79 of the interior-point time), and the plan with the budget spent 0.24-2.5 ms of coordinate
-ascent there before switching; below 2 coordinate ascent was the faster in 53 of 66 cells. Run
-before and after in one session: those 39 cells took 1.18-2.74 times less time, the 105
-small-set cells 119 ms in all instead of 148 (the faster method alone in every cell: 105 ms), and
-auto / oracle over the 120 cells with MNIST-5k went from 1.29 to 1.15 in geometric mean (at most
-2.51 instead of 3.04)."""
-AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED = 1.25
-"""AUTO_IPM_ABOVE_SCALED_NORM for a problem with sign constraints (any sign_h != 0), whose rows cost
-coordinate ascent 1.5-2.5 times a free row's pass (``_dca_kernel.CONSTRAINED_ROW_WORK``) and take
-more passes. In ``benchmarks/results/auto_plan.csv`` (nonnegative and mixed signs) the
-interior-point method alone was the faster method, or within 2% of it, in all four cells with
-mean ||x_i||^2 / (lam n) between 1.25 and 2 (ionosphere at lam n = 10: 1.35, breast-cancer at
-lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budget first and took
-1.54-1.71 times as long (timed side by side in one session); at 1.18 (sonar at lam n = 10)
-coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
-threshold sits between the two. The free pattern keeps 2.0."""
-AUTO_IPM_MAX_PASSES = 30.0
-"""Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
-which the interior-point method's estimate is at most this many passes of coordinate ascent over
-its n d entries (:func:`ipm_is_cheap`): there it costs as little as where the rules were measured
-(12-24 passes on the seven LIBSVM sets, 40 on 200 x 5). Gaussian classes with d = 100 cost 14.5
-at n >= 3e4; MNIST-5k 54, whose coordinate ascent certified rows 10 lam n long in 0.11 s against
-0.89 s. ``benchmarks/auto_plan.py --gaussian`` (n = 3e4, 1e5; lam n 1-100; free, mixed) times the
-plan beside the plan without it: 16 of 20 cells move to the interior-point method alone, auto /
-oracle 1.36 -> 1.23 when introduced, 1.31 -> 1.11 in the rerun the file holds (GIVE_UP_FROM_SHARE)."""
-AUTO_DCA_SHARE = 1.0
-"""Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
-(``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
-AUTO_DCA_EXTRA = 1.0
-"""How far beyond its budget coordinate ascent may go in ``auto``, as a fraction of the
-interior-point method's estimated time, when the rate of its gap predicts ``tol`` within it
-(:func:`.shrinking_rounds.extended_limit`): a run a little short of ``tol`` at the budget's end
-(splice at lam n = 100, free or mixed signs, stood at a relative gap of 1.4e-6 to 3.9e-6 there
-and certified 1e-6 alone after 1.3 budgets) then finishes instead of throwing its work away for
-the interior-point method."""
-SPARSE_IPM_MAX_DIM = 4000
-"""Largest min(n, d) for which ``auto`` runs the interior-point method on a sparse X (its dense
-min(n, d)^2 normal matrix then takes at most 128 MB)."""
-DCA_MAX_EPOCHS = 10_000
-"""Default cap on coordinate ascent's passes when it runs alone (``auto`` on a large sparse X)."""
-
-# Time models (CPU seconds, one core), fitted to the runs of benchmarks/auto_plan.py on the eight
-# data sets of the peer benchmarks: an interior-point iteration ~ IPM_SEC[0] n m^2 + IPM_SEC[1] n d
-# + IPM_SEC[2] n + IPM_SEC[3] (m = min(n, d): the Gram product, the products with X, the
-# per-sample vector work, Python overhead; measured 0.21-0.50 ms on the LIBSVM sets and 100-111 ms
-# on MNIST-5k), IPM_ITERATIONS of them (8-16 measured); a unit of coordinate ascent's work
-# ~ DCA_SEC_PER_WORK (2.2-25 ns measured, certificates included; the median 7 ns).
-# Both have since grown faster than these models say: on benchmarks/results/auto_plan.csv the
-# compiled interior-point iteration takes 0.8 of IPM_FUSED_SEC's estimate (geometric mean over the
-# seven LIBSVM sets) and a unit of coordinate ascent's work 2.5 ns (median of the 85 certified runs
-# of more than 1e5 units). Refitted to those measurements (DCA_SEC_PER_WORK = 2.5e-9, IPM_FUSED_SEC
-# = (6.8e-11, 3.8e-8, 2.9e-5)), ``auto`` gives coordinate ascent 1.5-2.4 times the budget (the eight
-# data sets of the peer benchmarks). Measured twice on the 120 cells, the geometric mean of auto /
-# oracle did not move (1.143 -> 1.149; after the checkpoint rounds of .shrinking_rounds, 1.162 ->
-# 1.160) while the worst cell went from 2.1 to 3.6 and from 2.5 to 3.7 times the oracle (australian,
-# nonnegative, lam n = 10: the gap of coordinate ascent stalls near 1e-5 and rises again, and the
-# longer budget pays for it before the interior-point method runs), and the second run's time over
-# the 105 small-set cells rose from 106 to 112 ms. The constants are kept: their factor of about 2
-# in favour of the interior-point method is a margin against such stalls.
-IPM_SEC = (2.9e-11, 4e-9, 6e-8, 1.8e-4)
-IPM_ITERATIONS = 12
-DCA_SEC_PER_WORK = 6e-9
-# The compiled iteration of a small dense problem (``_ipm_kernel.dense_iteration`` and its
-# certificate; ``interior_point.uses_compiled_iteration``) has its own model, ~ IPM_FUSED_SEC[0]
-# n m^2 + IPM_FUSED_SEC[1] n + IPM_FUSED_SEC[2]: fitted to the seven LIBSVM sets (free, nonneg and
-# mixed signs, lam n from 1e-3 to 10; one thread), where an iteration took 45 us (heart) to 380 us
-# (splice), against 150-570 us for the numpy iteration.
-IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
-# A sparse X (CSR) with d <= n forms its normal matrix row by row
-# (``_normal_equations.sparse_weighted_gram``): an iteration ~ IPM_SPARSE_SEC[0] sum_i nnz_i^2 / 2
-# (taken as nnz^2 / (2 n), rows of equal length) + IPM_SPARSE_SEC[1] d^3 (the Cholesky factor) +
-# IPM_SPARSE_SEC[2] nnz (the products with X) + IPM_SPARSE_SEC[3] n + IPM_SPARSE_SEC[4]: fitted to
-# the sparse Gaussian family of the floor benchmarks (d = 1000, 1% nonzeros; one thread), whose
-# iterations took 17 ms at n = 10^4, 48 ms at 10^5 and 0.35 s at 10^6 (3.3 ns a pair of entries;
-# MNIST-5k as CSR, with rows of 151 entries, 1.6 ns).
-IPM_SPARSE_SEC = (3.3e-9, 1.25e-11, 9e-9, 6e-8, 1.8e-4)
-
 _DCA_ONLY = ("max_epochs", "alpha0", "engine", "shrinking", "polish")
-
-
-def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:
-    """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC, or
-    IPM_FUSED_SEC where the method runs its compiled iteration: a dense X with d <= n, n d at most
-    ``_ipm_kernel.FUSED_MAX_ENTRIES`` and d at most ``FUSED_MAX_D``, or IPM_SPARSE_SEC for a sparse
-    X with d <= n whose ``nnz`` is given; IPM_ITERATIONS of them)."""
-    m = min(n, d)
-    if sparse and nnz is not None and d <= n:
-        pairs = 0.5 * float(nnz) ** 2 / n
-        return IPM_ITERATIONS * (IPM_SPARSE_SEC[0] * pairs + IPM_SPARSE_SEC[1] * float(d) ** 3
-                                 + IPM_SPARSE_SEC[2] * nnz + IPM_SPARSE_SEC[3] * n + IPM_SPARSE_SEC[4])
-    if uses_compiled_iteration(n, d, sparse):
-        return IPM_ITERATIONS * (IPM_FUSED_SEC[0] * n * m * m + IPM_FUSED_SEC[1] * n + IPM_FUSED_SEC[2])
-    return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
-
-
-def ipm_is_cheap(n: int, d: int, sparse: bool = False) -> bool:
-    """Whether ``auto``'s rules on the rows' norm apply: the interior-point method runs its compiled
-    iteration (:func:`.interior_point.uses_compiled_iteration`), or X is dense with d <= n and the
-    method's estimate (:func:`ipm_seconds`) is at most AUTO_IPM_MAX_PASSES passes over n d entries.
-
-    Examples
-    --------
-    >>> from svmcert.signsvm.solve import ipm_is_cheap
-    >>> [ipm_is_cheap(n, d) for n, d in ((690, 14), (100_000, 100), (5000, 784), (100, 1000))]
-    [True, True, False, False]
-    """
-    if uses_compiled_iteration(n, d, sparse):
-        return True
-    if sparse or d > n:
-        return False
-    one_pass = (float(n) * d + ROW_WORK * float(n)) * DCA_SEC_PER_WORK
-    return ipm_seconds(n, d) <= AUTO_IPM_MAX_PASSES * one_pass
-
-
-def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
-              row_norm: float | None = None, constrained: bool = False) -> tuple[str, int]:
-    """What ``solve(solver="auto")`` does for an (n, d) problem with nnz nonzeros at lambda.
-
-    ``row_norm``: the rows' typical squared norm (:func:`row_norm_scale`); None leaves the rule
-    on it out (the plan of shape and lambda alone). ``constrained``: the problem has sign
-    constraints, which lowers that rule's threshold to AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED. ``nnz`` enters the interior-point method's
-    time model, and with it the budget, only for a sparse X (:func:`ipm_seconds`).
-
-    Returns
-    -------
-    (plan, work) : ``("interior-point", 0)``, or ``("dual-coordinate", work)``: coordinate
-        ascent for at most ``work`` units of work (nonzeros visited plus ``ROW_WORK`` per row),
-        then (if not certified) the interior-point method. For a dense X ``nnz`` does not enter
-        the budget (it is in the unit of work); for a sparse one it shapes the interior-point
-        method's estimate, which the budget is worth.
-
-    Examples
-    --------
-    >>> from svmcert.signsvm.solve import auto_plan
-    >>> auto_plan(5000, 784, 760000, 1e-3 / 5000)
-    ('interior-point', 0)
-    >>> plan, work = auto_plan(5000, 784, 760000, 1.0 / 5000)
-    >>> plan, work > 100 * 760000
-    ('dual-coordinate', True)
-    >>> auto_plan(1000, 60, 60000, 1.0 / 1000, row_norm=30.0)     # splice at lam n = 1
-    ('interior-point', 0)
-    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5)[0]                 # 1.35 lam n, free
-    'dual-coordinate'
-    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5, constrained=True)[0]
-    'interior-point'
-    >>> auto_plan(100_000, 100, 10**7, 1.0 / 100_000, row_norm=100.0)[0]    # Gaussian, d = 100
-    'interior-point'
-    """
-    if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
-        return "interior-point", 0
-    if (row_norm is not None and ipm_is_cheap(n, d, sparse)
-            and row_norm >= (AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM) * lam * n):
-        return "interior-point", 0
-    return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
-                                         / DCA_SEC_PER_WORK))
-
-
-def row_norm_scale(X) -> float:
-    """The mean squared norm of the rows, ||X||_F^2 / n: the statistic of ``auto``'s rule
-    AUTO_IPM_ABOVE_SCALED_NORM (one product of X's entries with themselves, a few microseconds on
-    the problems the rule concerns).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmcert.signsvm.solve import row_norm_scale
-    >>> row_norm_scale(np.array([[3.0, 4.0], [1.0, 0.0], [0.0, 2.0]]))
-    10.0
-    """
-    if hasattr(X, "multiply"):
-        data = X.data
-    else:
-        data = X.ravel(order="K")
-    return float(data @ data) / X.shape[0]
-
-
-def auto_work_options(n: int, d: int, lam: float, sparse: bool = False, nnz: int | None = None) -> dict:
-    """The work options of :func:`.coordinate_ascent.dca_options` that ``auto`` gives coordinate
-    ascent where :func:`auto_plan` runs it first: its budget (``max_work``), the predicted need at
-    which it gives up (``give_up_work``: the interior-point method's estimated time, in units of
-    work) and how far past the budget it may go (``extra_work``: AUTO_DCA_EXTRA of that estimate).
-    ``nnz``: X's nonzeros, which the estimate uses for a sparse X (:func:`ipm_seconds`; None: the
-    dense model).
-
-    Examples
-    --------
-    >>> from svmcert.signsvm.solve import auto_plan, auto_work_options
-    >>> opts = auto_work_options(690, 14, 1.0 / 690)
-    >>> opts["max_work"] == auto_plan(690, 14, 0, 1.0 / 690)[1], opts["extra_work"] == opts["give_up_work"]
-    (True, True)
-    """
-    ipm_work = ipm_seconds(n, d, sparse, nnz if sparse else None) / DCA_SEC_PER_WORK
-    return {"max_work": auto_plan(n, d, nnz, lam, sparse)[1], "give_up_work": ipm_work,
-            "extra_work": AUTO_DCA_EXTRA * ipm_work}
 
 
 def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time_limit: float | None = None,
@@ -386,7 +157,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
     plan, work = auto_plan(n, d, nnz, p.lam, p.sparse,
-                           row_norm_scale(p.X) if ipm_is_cheap(n, d, p.sparse) else None,
+                           row_norm_scale(p.X) if ipm_is_cheap(n, d, p.sparse, nnz) else None,
                            constrained=bool(np.any(p.sign != 0.0)))
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
