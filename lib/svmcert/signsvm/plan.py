@@ -83,16 +83,19 @@ AUTO_IPM_MAX_PASSES_SPARSE = 64.0
 (``ROW_WORK`` per row besides) by the sparse time model (IPM_SPARSE_SEC). With short rows that
 model's cost per pass falls as n grows: on the sparse family of the floor benchmarks (d = 1000,
 10 nonzeros a row) it is 226 passes at n = 1e4, 105 at 3e4, 63 at 1e5, 51 at 3e5 and 47 at 1e6.
-``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: densities 0.5-3%, lam n
-1-10, free and mixed signs) times the plan with and without the rule against each method alone.
-Where the rule fires (n >= 1e5 at 0.5-1%) the interior-point method alone is the faster method
-but in one cell; at 1e6 and lam n = 1 the plan without it ran coordinate ascent for its budget,
-then the interior-point method, at three to four times the time of the latter alone. The
-threshold is not the oracle: at n = 1e4 (181-314 passes) coordinate ascent is the faster in all
-but the densest cells, while some cells above it (3e4 at 1-3%, 1e5 and 3e5 at 3%, lam n <= 3)
-would still be faster with the interior-point method: there the model, which assumes
-IPM_ITERATIONS full iterations, overestimates a method that the working set
-(:mod:`.working_set`) finishes after 4-5 of them."""
+``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
+densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan with and without the
+rule against each method alone. The rule moved 22 cells (n >= 1e5 at 0.5-1%, model 35-63
+passes) to the interior-point method alone, each at 0.29-2.16 times its time before (median
+0.55), and ``auto`` / oracle went from 1.31 to 1.12 in geometric mean. At n = 1e6 and lam n = 1
+the plan without it ran coordinate ascent for its budget and then the interior-point method, at
+1.8-3.6 times the time of the latter alone. In 2 moved cells (n = 1e5, mixed signs, lam n = 3)
+coordinate ascent alone was faster, by up to 2.07 times. The threshold is not the oracle: at n =
+1e4 (model 181-314 passes) the plan, coordinate ascent first, beat the interior-point method
+alone in 16 of 18 cells, while at 3% density (model 109-132 passes at n = 3e4 to 3e5, lam n <= 3)
+the interior-point method alone was still 1.6-4.9 times faster than the plan in 12 cells: there the model, which assumes IPM_ITERATIONS full
+iterations, overestimates a method that the working set (:mod:`.working_set`) finishes after 4-5
+of them, and coordinate ascent's budget, sized from the same model, is too long."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
