@@ -30,6 +30,14 @@ rows' norm confined to the problems the interior-point method runs compiled
 ``results/auto_plan_gaussian.csv``; ``--dca-passes`` caps coordinate ascent alone (there 3000:
 past it the cell counts as not certified by that method).
 
+``--sparse N [N ...]`` measures the sparse family instead (``peers.floor.gaussian_sparse``, CSR,
+``--sparse-d`` columns, default 1000, at ``--density`` 0.01 or the densities given; lam n 1, 3,
+10 by default), beside auto without the sparse rule (AUTO_IPM_MAX_PASSES_SPARSE = 0) and with the
+sparse time model's cost in passes (``ipm_passes_model``); writes ``results/auto_plan_sparse.csv``.
+``--row-ratios Q [Q ...]`` runs the data sets at the lam n where mean ||x_i||^2 / (lam n) is each
+Q (the statistic of the rule on the rows' norm; lam n below 0.1 skipped), beside auto with the free
+threshold as it was (AUTO_IPM_ABOVE_SCALED_NORM = 2); writes ``results/auto_plan_ratios.csv``.
+
 Nothing here changes the library: the file is the evidence for choosing a better plan.
 """
 
@@ -53,13 +61,15 @@ GAUSSIAN_LAM_NS = (1.0, 10.0, 25.0, 50.0, 100.0)
 GAUSSIAN_DCA_PASSES = 3000
 SPARSE_LAM_NS = (1.0, 3.0, 10.0)
 SPARSE_MAX_NNZ = 1.2e7
+FREE_THRESHOLD_BEFORE = 2.0     # AUTO_IPM_ABOVE_SCALED_NORM until the --row-ratios run
 PATTERNS = ("free", "nonneg", "mixed")
 TOL = 1e-6
 DCA_PASSES = 20_000
 
 
 def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int | None = None,
-            dca_passes: int = DCA_PASSES, sparse_density: float | None = None, sparse_d: int = 1000) -> dict:
+            dca_passes: int = DCA_PASSES, sparse_density: float | None = None, sparse_d: int = 1000,
+            before: tuple | None = None) -> dict:
     import importlib
 
     from svmcert import signsvm
@@ -88,15 +98,18 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
     oracle = min(certified) if certified else np.nan
     dca_work = float(rc.history.get("work", [np.nan])[-1])
     extra = {}
-    if gaussian_n is not None:                  # the plan before AUTO_IPM_MAX_PASSES(_SPARSE), side by side
-        name = "AUTO_IPM_MAX_PASSES_SPARSE" if is_sparse else "AUTO_IPM_MAX_PASSES"
+    if gaussian_n is not None and before is None:   # the plan before AUTO_IPM_MAX_PASSES(_SPARSE)
+        before = (("AUTO_IPM_MAX_PASSES_SPARSE", 0.0, "auto_dense_only") if is_sparse
+                  else ("AUTO_IPM_MAX_PASSES", 0.0, "auto_compiled_only"))
+    if before is not None:                      # auto with one constant of the plan as it was, side by side
+        name, value, label = before
         kept = getattr(plan_module, name)
-        setattr(plan_module, name, 0.0)
+        setattr(plan_module, name, value)
         try:
-            before = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
+            earlier = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
         finally:
             setattr(plan_module, name, kept)
-        label = "auto_dense_only" if is_sparse else "auto_compiled_only"
+        before = earlier
         extra = {f"{label}_cpu": before.cpu,
                  f"{label}_methods": "+".join(before.result.history.get("method", [])),
                  f"{label}_converged": bool(before.result.converged)}
@@ -116,6 +129,12 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
         dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=plan_module.DCA_SEC_PER_WORK, **extra)
 
 
+def plan_row_norm(X) -> float:
+    from svmcert.signsvm.plan import row_norm_scale
+
+    return row_norm_scale(X)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", nargs="+", default=list(common.DATA))
@@ -124,6 +143,8 @@ def main(argv=None) -> int:
                     f"({' '.join(f'{v:g}' for v in GAUSSIAN_LAM_NS)} with --gaussian)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--gaussian", nargs="+", type=int, help="n of the Gaussian family (d = 100) instead of the data sets")
+    ap.add_argument("--row-ratios", nargs="+", type=float,
+                    help="instead of --lam-n, per data set the lam n at which mean ||x_i||^2 / (lam n) is each value")
     ap.add_argument("--sparse", nargs="+", type=int, help="n of the sparse Gaussian family (CSR, d = 1000) instead")
     ap.add_argument("--density", nargs="+", type=float, default=[0.01], help="densities of --sparse (default 0.01)")
     ap.add_argument("--sparse-d", nargs="+", type=int, default=[1000], help="d of --sparse (default 1000)")
@@ -142,8 +163,9 @@ def main(argv=None) -> int:
     passes = args.dca_passes or (GAUSSIAN_DCA_PASSES if gaussian else DCA_PASSES)
     if sparse and args.lam_n == list(GAUSSIAN_LAM_NS):
         args.lam_n = list(SPARSE_LAM_NS)
+    ratios = args.row_ratios is not None
     args.csv = args.csv or str(common.RESULTS / ("auto_plan_sparse.csv" if sparse else "auto_plan_gaussian.csv"
-                                                 if gaussian else "auto_plan.csv"))
+                                                 if gaussian else "auto_plan_ratios.csv" if ratios else "auto_plan.csv"))
     if sparse:
         cells = [(f"gaussian-sparse-{n}x{d}-{rho:g}", n, rho, d) for d in args.sparse_d for n in args.sparse
                  for rho in args.density if n * d * rho <= args.max_nnz]
@@ -154,9 +176,15 @@ def main(argv=None) -> int:
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
         for data, gaussian_n, density, sparse_d in cells:
+            lam_ns = args.lam_n
+            if ratios:                          # lam n = mean ||x_i||^2 / ratio, each at least 0.1
+                scale = plan_row_norm(common.problem(data)[0])
+                lam_ns = [v for v in (scale / q for q in args.row_ratios) if v >= LAM_NS[0]]
             for pattern in args.patterns:
-                for lam_n in args.lam_n:
-                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d or 1000)
+                for lam_n in lam_ns:
+                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d or 1000,
+                                  ("AUTO_IPM_ABOVE_SCALED_NORM", FREE_THRESHOLD_BEFORE, "auto_free_threshold_before")
+                                  if ratios else None)
                     rows.append(row)
                     print(f"{data:14s} {pattern:6s} lam n {lam_n:<6g} auto {row['auto_cpu'] * 1e3:8.2f} ms "
                           f"({row['auto_methods']}), coordinate ascent {row['dca_cpu'] * 1e3:8.2f} ms "
@@ -166,7 +194,10 @@ def main(argv=None) -> int:
                              f"({row['auto_compiled_only_methods']})" if gaussian and not sparse else "")
                           + (f", auto dense-only {row['auto_dense_only_cpu'] * 1e3:8.2f} ms "
                              f"({row['auto_dense_only_methods']}), model {row['ipm_passes_model']:.0f} passes"
-                             if sparse else ""), flush=True)
+                             if sparse else "")
+                          + (f", rows / lam n {row['row_norm'] / lam_n:.2f}, auto with the threshold before "
+                             f"{row['auto_free_threshold_before_cpu'] * 1e3:8.2f} ms "
+                             f"({row['auto_free_threshold_before_methods']})" if ratios else ""), flush=True)
                     common.write_csv(rows, args.csv)
     ratio = np.array([r["auto_over_oracle"] for r in rows], float)
     ratio = ratio[np.isfinite(ratio)]

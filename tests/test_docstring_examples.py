@@ -9,7 +9,7 @@ import pytest
 
 from api_contract import CONTRACT, RESULT_TYPES
 
-MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.interior_point", "svmcert.signsvm.bounded_lsq",
+MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.plan", "svmcert.signsvm.shrinking_rounds", "svmcert.signsvm.interior_point", "svmcert.signsvm.bounded_lsq",
            "svmcert.signsvm.coordinate_ascent", "svmcert.signsvm.frank_wolfe", "svmcert._validation",
            "svmcert.screening.weighted_svm", "svmcert.screening.ball_problem", "svmcert.signsvm.estimator",
            "svmcert.signsvm.problem",

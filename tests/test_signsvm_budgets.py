@@ -163,25 +163,27 @@ def test_the_rows_rule_reaches_large_sparse_problems_where_the_interior_point_me
     assert signsvm.solve(X, y, lam_big).history["method"][0] == "dual-coordinate"
 
 
-def test_sign_constraints_lower_the_rows_threshold_for_the_interior_point_method():
-    # rows with mean ||x||^2 = 1.6 lam n: between the constrained threshold (1.25) and the free
-    # one (2), so a sign-constrained problem runs the interior-point method alone and the free
-    # one starts with coordinate ascent; both certify
-    assert AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED < 1.6 < AUTO_IPM_ABOVE_SCALED_NORM
+def test_the_rows_threshold_with_and_without_sign_constraints():
+    # rows with mean ||x||^2 = 1.6 lam n: above both thresholds (1.25, free and constrained), so
+    # both problems run the interior-point method alone and certify; at 1.1 lam n, below both,
+    # both start with coordinate ascent; each plan flips exactly at its own threshold
+    assert max(AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_ABOVE_SCALED_NORM) < 1.6
+    assert 1.1 < min(AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_ABOVE_SCALED_NORM)
     X, y = _gaussian_classes(500, 100)
     lam = 1.0 / 500
-    X = X * np.sqrt(1.6 * lam * 500 / row_norm_scale(X))
-    assert row_norm_scale(X) == pytest.approx(1.6 * lam * 500)
     sign = np.where(np.arange(100) % 2 == 0, 1.0, 0.0)
-    constrained = signsvm.solve(X, y, lam, sign)
-    assert constrained.history["method"] == ["interior-point"] and constrained.converged
-    _check_certificate(constrained, X, y, lam, sign)
-    free = signsvm.solve(X, y, lam)
-    assert free.history["method"][0] == "dual-coordinate" and free.converged
-    edge = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED * lam * 500
-    assert auto_plan(500, 100, X.size, lam, row_norm=edge, constrained=True)[0] == "interior-point"
-    assert auto_plan(500, 100, X.size, lam, row_norm=np.nextafter(edge, 0), constrained=True)[0] == "dual-coordinate"
-    assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "dual-coordinate"
+    for q, method in ((1.6, "interior-point"), (1.1, "dual-coordinate")):
+        Xq = X * np.sqrt(q * lam * 500 / row_norm_scale(X))
+        assert row_norm_scale(Xq) == pytest.approx(q * lam * 500)
+        for s in (sign, np.zeros(100)):
+            res = signsvm.solve(Xq, y, lam, s)
+            assert res.history["method"][0] == method and res.converged
+            _check_certificate(res, Xq, y, lam, s)
+    for constrained, threshold in ((True, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED), (False, AUTO_IPM_ABOVE_SCALED_NORM)):
+        edge = threshold * lam * 500
+        assert auto_plan(500, 100, X.size, lam, row_norm=edge, constrained=constrained)[0] == "interior-point"
+        assert auto_plan(500, 100, X.size, lam, row_norm=np.nextafter(edge, 0),
+                         constrained=constrained)[0] == "dual-coordinate"
 
 
 def test_row_norm_scale_is_the_mean_squared_row_norm_in_any_layout():

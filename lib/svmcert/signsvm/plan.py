@@ -46,9 +46,13 @@ __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "row
 
 AUTO_IPM_BELOW_LAM_N = 0.1
 """Below this lam n, ``auto`` goes straight to the interior-point method."""
-AUTO_IPM_ABOVE_SCALED_NORM = 2.0
+AUTO_IPM_ABOVE_SCALED_NORM = 1.25
 """From this mean ||x_i||^2 / (lam n) on (:func:`row_norm_scale`), ``auto`` goes straight to the
-interior-point method where that method runs its compiled iteration. In the run of
+interior-point method where that method is cheap (:func:`ipm_is_cheap`). It was 2 until
+``benchmarks/auto_plan.py --row-ratios`` (``results/auto_plan_ratios.csv``) timed each method
+alone where the ratio is 1.1, 1.4, 1.7 and 2 on the seven LIBSVM sets; it is now the threshold of
+sign-constrained problems (AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED). The threshold of 2 came from
+the run of
 ``benchmarks/auto_plan.py`` before the rule (seven LIBSVM sets, free, nonnegative and mixed signs,
 lam n from 0.1 to 1000, BLAS on one thread), coordinate ascent alone was slower than the
 interior-point method alone in 35 of the 39 cells at or above 2 (in the other four, heart and
@@ -68,7 +72,8 @@ mean ||x_i||^2 / (lam n) between 1.25 and 2 (ionosphere at lam n = 10: 1.35, bre
 lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budget first and took
 1.54-1.71 times as long (timed side by side in one session); at 1.18 (sonar at lam n = 10)
 coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
-threshold sits between the two. The free pattern keeps 2.0."""
+threshold sits between the two. The free pattern kept 2 until the run of
+AUTO_IPM_ABOVE_SCALED_NORM's docstring."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
@@ -177,7 +182,7 @@ def ipm_is_cheap(n: int, d: int, sparse: bool = False, nnz: int | None = None) -
     >>> [ipm_is_cheap(n, d) for n, d in ((690, 14), (100_000, 100), (5000, 784), (100, 1000))]
     [True, True, False, False]
     >>> [ipm_is_cheap(n, 1000, sparse=True, nnz=10 * n) for n in (10_000, 100_000, 1_000_000)]   # 10 a row
-    [False, False, True]
+    [False, True, True]
     """
     if uses_compiled_iteration(n, d, sparse):
         return True
@@ -219,10 +224,10 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     ('dual-coordinate', True)
     >>> auto_plan(1000, 60, 60000, 1.0 / 1000, row_norm=30.0)     # splice at lam n = 1
     ('interior-point', 0)
-    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5)[0]                 # 1.35 lam n, free
-    'dual-coordinate'
-    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5, constrained=True)[0]
+    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=13.5)[0]                 # 1.35 lam n
     'interior-point'
+    >>> auto_plan(351, 34, 11000, 10.0 / 351, row_norm=11.0, constrained=True)[0]   # 1.1 lam n
+    'dual-coordinate'
     >>> auto_plan(100_000, 100, 10**7, 1.0 / 100_000, row_norm=100.0)[0]    # Gaussian, d = 100
     'interior-point'
     """
