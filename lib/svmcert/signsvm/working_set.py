@@ -140,7 +140,7 @@ class WorkingSetFinish:
         s_u = float(s[U].sum())
         rows = p.X[band]
         if s_u > 0.0:
-            z0 = np.asarray(p.X[U].T @ (s[U] * p.y[U])).ravel() / s_u
+            z0 = np.asarray(self.Z.T @ np.where(U, s, 0.0)).ravel() / s_u   # one product, no copy of X[U]
             rows = canonical_csr(sp.vstack([rows, sp.csr_matrix(z0)], format="csr")) if p.sparse else np.vstack([rows, z0])
         n_sub = rows.shape[0]
         if n_sub == 0:                              # every sample clears the margin: nothing to solve
