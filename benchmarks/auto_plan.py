@@ -73,7 +73,6 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
     import importlib
 
     from svmcert import signsvm
-    from svmcert.signsvm._dca_kernel import ROW_WORK
 
     plan_module = importlib.import_module("svmcert.signsvm.plan")     # the rules and time models of auto
 
@@ -109,13 +108,11 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
             earlier = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
         finally:
             setattr(plan_module, name, kept)
-        before = earlier
-        extra = {f"{label}_cpu": before.cpu,
-                 f"{label}_methods": "+".join(before.result.history.get("method", [])),
-                 f"{label}_converged": bool(before.result.converged)}
+        extra = {f"{label}_cpu": earlier.cpu,
+                 f"{label}_methods": "+".join(earlier.result.history.get("method", [])),
+                 f"{label}_converged": bool(earlier.result.converged)}
         if is_sparse:
-            extra["ipm_passes_model"] = plan_module.ipm_seconds(n, d, True, nnz) / (
-                (nnz + ROW_WORK * n) * plan_module.DCA_SEC_PER_WORK)
+            extra["ipm_passes_model"] = plan_module.ipm_passes(n, d, True, nnz)
     return dict(
         data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
@@ -127,12 +124,6 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
         ipm_iteration_model=plan_module.ipm_seconds(n, d, is_sparse, nnz if is_sparse else None)
         / plan_module.IPM_ITERATIONS,
         dca_sec_per_work=dca.cpu / max(dca_work, 1.0), work_model=plan_module.DCA_SEC_PER_WORK, **extra)
-
-
-def plan_row_norm(X) -> float:
-    from svmcert.signsvm.plan import row_norm_scale
-
-    return row_norm_scale(X)
 
 
 def main(argv=None) -> int:
@@ -170,19 +161,21 @@ def main(argv=None) -> int:
         cells = [(f"gaussian-sparse-{n}x{d}-{rho:g}", n, rho, d) for d in args.sparse_d for n in args.sparse
                  for rho in args.density if n * d * rho <= args.max_nnz]
     else:
-        cells = [(f"gaussian-dense-{n}", n, None, None) for n in args.gaussian] if gaussian else [
-            (data, None, None, None) for data in args.data]
+        cells = [(f"gaussian-dense-{n}", n, None, 1000) for n in args.gaussian] if gaussian else [
+            (data, None, None, 1000) for data in args.data]
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
         for data, gaussian_n, density, sparse_d in cells:
             lam_ns = args.lam_n
             if ratios:                          # lam n = mean ||x_i||^2 / ratio, each at least 0.1
-                scale = plan_row_norm(common.problem(data)[0])
+                from svmcert.signsvm.plan import row_norm_scale
+
+                scale = row_norm_scale(common.problem(data)[0])
                 lam_ns = [v for v in (scale / q for q in args.row_ratios) if v >= LAM_NS[0]]
             for pattern in args.patterns:
                 for lam_n in lam_ns:
-                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d or 1000,
+                    row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d,
                                   ("AUTO_IPM_ABOVE_SCALED_NORM", FREE_THRESHOLD_BEFORE, "auto_free_threshold_before")
                                   if ratios else None)
                     rows.append(row)

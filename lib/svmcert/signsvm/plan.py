@@ -38,7 +38,7 @@ from __future__ import annotations
 from ._dca_kernel import ROW_WORK
 from .interior_point import uses_compiled_iteration
 
-__all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "row_norm_scale",
+__all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
            "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "DCA_SEC_PER_WORK",
@@ -194,13 +194,31 @@ def ipm_is_cheap(n: int, d: int, sparse: bool = False, nnz: int | None = None) -
         return True
     if d > n:
         return False
-    if sparse:
-        if nnz is None or d > SPARSE_IPM_MAX_DIM:
-            return False
-        one_pass = (float(nnz) + ROW_WORK * float(n)) * DCA_SEC_PER_WORK
-        return ipm_seconds(n, d, True, nnz) <= AUTO_IPM_MAX_PASSES_SPARSE * one_pass
-    one_pass = (float(n) * d + ROW_WORK * float(n)) * DCA_SEC_PER_WORK
-    return ipm_seconds(n, d) <= AUTO_IPM_MAX_PASSES * one_pass
+    if sparse and (nnz is None or d > SPARSE_IPM_MAX_DIM):
+        return False
+    limit = AUTO_IPM_MAX_PASSES_SPARSE if sparse else AUTO_IPM_MAX_PASSES
+    return ipm_seconds(n, d, sparse, nnz if sparse else None) <= limit * _pass_seconds(n, d, sparse, nnz)
+
+
+def _pass_seconds(n: int, d: int, sparse: bool, nnz: int | None) -> float:
+    """The time model's pass of coordinate ascent: over X's nonzeros (``nnz``) if sparse, over its
+    n d entries if dense, ``ROW_WORK`` per row besides."""
+    entries = float(nnz) if sparse else float(n) * d
+    return (entries + ROW_WORK * float(n)) * DCA_SEC_PER_WORK
+
+
+def ipm_passes(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:
+    """The interior-point method's estimate (:func:`ipm_seconds`) in passes of coordinate ascent by
+    the time models: the quantity :func:`ipm_is_cheap` compares with AUTO_IPM_MAX_PASSES (and
+    AUTO_IPM_MAX_PASSES_SPARSE for a sparse X, whose ``nnz`` must be given).
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.plan import ipm_passes
+    >>> round(ipm_passes(1_000_000, 1000, sparse=True, nnz=10**7))     # 10 nonzeros a row
+    47
+    """
+    return ipm_seconds(n, d, sparse, nnz if sparse else None) / _pass_seconds(n, d, sparse, nnz)
 
 
 def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
