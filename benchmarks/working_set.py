@@ -20,6 +20,13 @@ WORKING_SET_BAND in {0.05, 0.1} at n = 1e5 (``results/working_set_sweep.csv``).
 sets with at least 1000 samples (``load_scaled``: splice, svmguide1, MNIST-5k) and the unseen
 shapes of ``convergence_grid.py`` at 2000 x 50, lam n in {0.01, 1, 100}, free and mixed signs
 (``results/working_set_small.csv``). It is the evidence for the threshold.
+
+``--shapes`` measures CSR Gaussian classes (``peers.floor.gaussian_sparse``) over SHAPES (n, d,
+density; lam n = 1, free and mixed signs) with the working set tried whatever the shape (``on``:
+WORKING_SET_MIN_ROWS_OVER_FACTOR = 0) and not at all (``off``), beside the sparse time model's
+ratio of an iteration's rows' part to its factor's part (``rows_over_factor``) and whether the
+library's rule tries it there (``rule_on``); ``rule_cpu`` is the time of the run the rule picks
+(``results/working_set_shapes.csv``). It is the evidence for WORKING_SET_MIN_ROWS_OVER_FACTOR.
 """
 
 from __future__ import annotations
@@ -42,6 +49,13 @@ PATTERNS = ("free", "mixed")
 TOL = 1e-6
 SMALL_FROM = 1000
 """WORKING_SET_MIN_ROWS of the ``on`` runs of ``--small``."""
+SHAPES = tuple((n, d, rho) for n, d, densities in (
+    (10_000, 100, (0.05,)), (20_000, 100, (0.05,)),
+    (10_000, 300, (0.01, 0.03)), (10_000, 1000, (0.01, 0.03)), (10_000, 2000, (0.01,)),
+    (30_000, 300, (0.01,)), (30_000, 1000, (0.005, 0.01, 0.03)), (30_000, 2000, (0.005, 0.01)),
+    (100_000, 300, (0.01,)), (100_000, 1000, (0.005, 0.01)), (100_000, 2000, (0.0025, 0.005)),
+    (300_000, 1000, (0.005,)), (300_000, 2000, (0.0025,))) for rho in densities)
+"""(n, d, density) of ``--shapes``: around the rule's threshold, d from 100 to 2000."""
 
 
 def family(kind: str, n: int):
@@ -79,10 +93,12 @@ def small_problems():
         yield f"{fam}-2000x50", *convergence_grid.family_instance(fam, 2000, 50)
 
 
-def compare(name, X, y, lam_n, pattern, on_from=None) -> dict:
+def compare(name, X, y, lam_n, pattern, on_from=None, **on_constants) -> dict:
     n = X.shape[0]
     sign = common.sign_pattern(pattern, name, X.shape[1])
-    on = run(X, y, lam_n, sign) if on_from is None else run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=on_from)
+    if on_from is not None:
+        on_constants["WORKING_SET_MIN_ROWS"] = on_from
+    on = run(X, y, lam_n, sign, **on_constants)
     off = run(X, y, lam_n, sign, WORKING_SET_MIN_ROWS=n + 1)
     ro, rf = on.result, off.result
     stats = ro.history.get("working_set", {})
@@ -95,12 +111,27 @@ def compare(name, X, y, lam_n, pattern, on_from=None) -> dict:
                 within_gaps=bool(abs(ro.primal - rf.primal) <= ro.gap + rf.gap))
 
 
+def shapes_row(n, d, density, pattern) -> dict:
+    """One row of ``--shapes``."""
+    from svmcert.signsvm.problem import make_problem
+    from svmcert.signsvm.sparse_ipm_cost import sparse_iteration_seconds
+    from svmcert.signsvm.working_set import WorkingSetFinish
+
+    X, y = floor.gaussian_sparse(n, d, density)
+    row = compare("gaussian-sparse", X, y, 1.0, pattern, WORKING_SET_MIN_ROWS_OVER_FACTOR=0.0)
+    rows_part, factor_part = sparse_iteration_seconds(n, d, X.nnz)
+    rule_on = WorkingSetFinish.applies(make_problem(X, y, 1.0 / n, accept_sparse=True))
+    return dict(row, density=density, nnz=int(X.nnz), rows_over_factor=rows_part / factor_part, rule_on=rule_on,
+                rule_cpu=row["on_cpu"] if rule_on else row["off_cpu"])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dense-sizes", nargs="+", type=float, default=[1e5])
     ap.add_argument("--sparse-sizes", nargs="+", type=float, default=[1e5])
     ap.add_argument("--sweep", action="store_true")
     ap.add_argument("--small", action="store_true")
+    ap.add_argument("--shapes", action="store_true")
     ap.add_argument("--out", default=str(common.RESULTS))
     args = ap.parse_args(argv)
     rows = []
@@ -118,6 +149,16 @@ def main(argv=None):
                                      outcome=stats.get("outcome", "dropped"), converged=bool(t.result.converged)))
                     print(rows[-1], flush=True)
                     common.write_csv(rows, Path(args.out) / "working_set_sweep.csv")
+            return
+        if args.shapes:
+            for (n, d, density), pattern in itertools.product(SHAPES, PATTERNS):
+                rows.append(shapes_row(n, d, density, pattern))
+                r = rows[-1]
+                print(f"{n} x {d} at {density:g} {pattern}: on {r['on_cpu']:.3f}s ({r['rounds']} rounds, "
+                      f"{r['subset_iterations']} subset it) off {r['off_cpu']:.3f}s ({r['off_iters']} it) "
+                      f"off/on {r['ratio_cpu']:.2f} rows/factor {r['rows_over_factor']:.2f} rule {r['rule_on']}",
+                      flush=True)
+                common.write_csv(rows, Path(args.out) / "working_set_shapes.csv")
             return
         if args.small:
             problems, on_from, name = small_problems(), SMALL_FROM, "working_set_small.csv"

@@ -12,7 +12,7 @@ from api_contract import CONTRACT, RESULT_TYPES
 MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.plan", "svmcert.signsvm.shrinking_rounds", "svmcert.signsvm.interior_point", "svmcert.signsvm.bounded_lsq",
            "svmcert.signsvm.coordinate_ascent", "svmcert.signsvm.frank_wolfe", "svmcert._validation",
            "svmcert.screening.weighted_svm", "svmcert.screening.ball_problem", "svmcert.signsvm.estimator",
-           "svmcert.signsvm.problem",
+           "svmcert.signsvm.problem", "svmcert.signsvm.working_set", "svmcert.signsvm.sparse_ipm_cost",
            # the rest of the library contract (tests/api_contract.py)
            "svmcert.signsvm.objectives", "svmcert.signsvm.lp_step", "svmcert.signsvm.line_search",
            "svmcert.signsvm.projected_gradient", "svmcert.signsvm.bounds",

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from ._dca_kernel import ROW_WORK
 from .interior_point import uses_compiled_iteration
+from .sparse_ipm_cost import IPM_SPARSE_SEC, sparse_iteration_seconds
 
 __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
@@ -150,14 +151,8 @@ DCA_SEC_PER_WORK = 6e-9
 # mixed signs, lam n from 1e-3 to 10; one thread), where an iteration took 45 us (heart) to 380 us
 # (splice), against 150-570 us for the numpy iteration.
 IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
-# A sparse X (CSR) with d <= n forms its normal matrix row by row
-# (``_normal_equations.sparse_weighted_gram``): an iteration ~ IPM_SPARSE_SEC[0] sum_i nnz_i^2 / 2
-# (taken as nnz^2 / (2 n), rows of equal length) + IPM_SPARSE_SEC[1] d^3 (the Cholesky factor) +
-# IPM_SPARSE_SEC[2] nnz (the products with X) + IPM_SPARSE_SEC[3] n + IPM_SPARSE_SEC[4]: fitted to
-# the sparse Gaussian family of the floor benchmarks (d = 1000, 1% nonzeros; one thread), whose
-# iterations took 17 ms at n = 10^4, 48 ms at 10^5 and 0.35 s at 10^6 (3.3 ns a pair of entries;
-# MNIST-5k as CSR, with rows of 151 entries, 1.6 ns).
-IPM_SPARSE_SEC = (3.3e-9, 1.25e-11, 9e-9, 6e-8, 1.8e-4)
+# A sparse X (CSR) with d <= n has the model of :mod:`.sparse_ipm_cost` (IPM_SPARSE_SEC), whose
+# iteration is its rows' part plus its factor's part.
 
 
 def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:
@@ -167,9 +162,7 @@ def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) ->
     X with d <= n whose ``nnz`` is given; IPM_ITERATIONS of them)."""
     m = min(n, d)
     if sparse and nnz is not None and d <= n:
-        pairs = 0.5 * float(nnz) ** 2 / n
-        return IPM_ITERATIONS * (IPM_SPARSE_SEC[0] * pairs + IPM_SPARSE_SEC[1] * float(d) ** 3
-                                 + IPM_SPARSE_SEC[2] * nnz + IPM_SPARSE_SEC[3] * n + IPM_SPARSE_SEC[4])
+        return IPM_ITERATIONS * sum(sparse_iteration_seconds(n, d, nnz))
     if uses_compiled_iteration(n, d, sparse):
         return IPM_ITERATIONS * (IPM_FUSED_SEC[0] * n * m * m + IPM_FUSED_SEC[1] * n + IPM_FUSED_SEC[2])
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
