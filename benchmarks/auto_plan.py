@@ -33,7 +33,9 @@ past it the cell counts as not certified by that method).
 ``--sparse N [N ...]`` measures the sparse family instead (``peers.floor.gaussian_sparse``, CSR,
 ``--sparse-d`` columns, default 1000, at ``--density`` 0.01 or the densities given; lam n 1, 3,
 10 by default), beside auto without the sparse rule (AUTO_IPM_MAX_PASSES_SPARSE = 0) and with the
-sparse time model's cost in passes (``ipm_passes_model``); writes ``results/auto_plan_sparse.csv``.
+sparse time model's cost in passes (``ipm_passes_model``), and beside auto with that model as it was
+before it counted the working set's iterations apart (``auto_model_before``: IPM_WORKING_SET_ITERATIONS
+= (12, 12)); writes ``results/auto_plan_sparse.csv``.
 ``--row-ratios Q [Q ...]`` runs the data sets at the lam n where mean ||x_i||^2 / (lam n) is each
 Q (the statistic of the rule on the rows' norm; lam n below 0.1 skipped), beside auto with the free
 threshold as it was (AUTO_IPM_ABOVE_SCALED_NORM = 2); writes ``results/auto_plan_ratios.csv``.
@@ -62,6 +64,9 @@ GAUSSIAN_DCA_PASSES = 3000
 SPARSE_LAM_NS = (1.0, 3.0, 10.0)
 SPARSE_MAX_NNZ = 1.2e7
 FREE_THRESHOLD_BEFORE = 2.0     # AUTO_IPM_ABOVE_SCALED_NORM until the --row-ratios run
+MODEL_BEFORE = ("IPM_WORKING_SET_ITERATIONS", (12.0, 12.0), "auto_model_before")
+"""--sparse's second ablation: the sparse time model as it was before it counted the working set's
+iterations apart (IPM_ITERATIONS full iterations, whichever run the method makes)."""
 PATTERNS = ("free", "nonneg", "mixed")
 TOL = 1e-6
 DCA_PASSES = 20_000
@@ -70,6 +75,9 @@ DCA_PASSES = 20_000
 def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int | None = None,
             dca_passes: int = DCA_PASSES, sparse_density: float | None = None, sparse_d: int = 1000,
             before: tuple | None = None) -> dict:
+    """One cell; ``before``: (constant's name, its value before, column label) of each ablation, timed
+    as ``auto`` with that constant of ``signsvm.plan`` set back (default: the one of --gaussian or
+    --sparse)."""
     import importlib
 
     from svmcert import signsvm
@@ -98,21 +106,20 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
     dca_work = float(rc.history.get("work", [np.nan])[-1])
     extra = {}
     if gaussian_n is not None and before is None:   # the plan before AUTO_IPM_MAX_PASSES(_SPARSE)
-        before = (("AUTO_IPM_MAX_PASSES_SPARSE", 0.0, "auto_dense_only") if is_sparse
-                  else ("AUTO_IPM_MAX_PASSES", 0.0, "auto_compiled_only"))
-    if before is not None:                      # auto with one constant of the plan as it was, side by side
-        name, value, label = before
+        before = ((("AUTO_IPM_MAX_PASSES_SPARSE", 0.0, "auto_dense_only"), MODEL_BEFORE) if is_sparse
+                  else (("AUTO_IPM_MAX_PASSES", 0.0, "auto_compiled_only"),))
+    for name, value, label in before or ():      # auto with one constant of the plan as it was, side by side
         kept = getattr(plan_module, name)
         setattr(plan_module, name, value)
         try:
             earlier = common.timed(lambda: signsvm.solve(X, y, lam, sign, tol=TOL), repeat=repeat)
         finally:
             setattr(plan_module, name, kept)
-        extra = {f"{label}_cpu": earlier.cpu,
-                 f"{label}_methods": "+".join(earlier.result.history.get("method", [])),
-                 f"{label}_converged": bool(earlier.result.converged)}
-        if is_sparse:
-            extra["ipm_passes_model"] = plan_module.ipm_passes(n, d, True, nnz)
+        extra.update({f"{label}_cpu": earlier.cpu,
+                      f"{label}_methods": "+".join(earlier.result.history.get("method", [])),
+                      f"{label}_converged": bool(earlier.result.converged)})
+    if is_sparse:
+        extra["ipm_passes_model"] = plan_module.ipm_passes(n, d, True, nnz)
     return dict(
         data=data, n=n, d=d, nnz=nnz, pattern=pattern, lam_n=lam_n, row_norm=row_norm, plan=plan, budget_work=budget,
         auto_cpu=auto.cpu, auto_methods="+".join(ra.history.get("method", [])), auto_converged=bool(ra.converged),
@@ -176,7 +183,7 @@ def main(argv=None) -> int:
             for pattern in args.patterns:
                 for lam_n in lam_ns:
                     row = measure(data, pattern, lam_n, args.repeat, gaussian_n, passes, density, sparse_d,
-                                  ("AUTO_IPM_ABOVE_SCALED_NORM", FREE_THRESHOLD_BEFORE, "auto_free_threshold_before")
+                                  (("AUTO_IPM_ABOVE_SCALED_NORM", FREE_THRESHOLD_BEFORE, "auto_free_threshold_before"),)
                                   if ratios else None)
                     rows.append(row)
                     print(f"{data:14s} {pattern:6s} lam n {lam_n:<6g} auto {row['auto_cpu'] * 1e3:8.2f} ms "
@@ -186,8 +193,9 @@ def main(argv=None) -> int:
                           + (f", auto compiled-only {row['auto_compiled_only_cpu'] * 1e3:8.2f} ms "
                              f"({row['auto_compiled_only_methods']})" if gaussian and not sparse else "")
                           + (f", auto dense-only {row['auto_dense_only_cpu'] * 1e3:8.2f} ms "
-                             f"({row['auto_dense_only_methods']}), model {row['ipm_passes_model']:.0f} passes"
-                             if sparse else "")
+                             f"({row['auto_dense_only_methods']}), auto model-before "
+                             f"{row['auto_model_before_cpu'] * 1e3:8.2f} ms ({row['auto_model_before_methods']}), "
+                             f"model {row['ipm_passes_model']:.0f} passes" if sparse else "")
                           + (f", rows / lam n {row['row_norm'] / lam_n:.2f}, auto with the threshold before "
                              f"{row['auto_free_threshold_before_cpu'] * 1e3:8.2f} ms "
                              f"({row['auto_free_threshold_before_methods']})" if ratios else ""), flush=True)

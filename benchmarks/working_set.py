@@ -23,10 +23,11 @@ shapes of ``convergence_grid.py`` at 2000 x 50, lam n in {0.01, 1, 100}, free an
 
 ``--shapes`` measures CSR Gaussian classes (``peers.floor.gaussian_sparse``) over SHAPES (n, d,
 density; lam n = 1, free and mixed signs) with the working set tried whatever the shape (``on``:
-WORKING_SET_MIN_ROWS_OVER_FACTOR = 0) and not at all (``off``), beside the sparse time model's
-ratio of an iteration's rows' part to its factor's part (``rows_over_factor``) and whether the
-library's rule tries it there (``rule_on``); ``rule_cpu`` is the time of the run the rule picks
-(``results/working_set_shapes.csv``). It is the evidence for WORKING_SET_MIN_ROWS_OVER_FACTOR.
+WORKING_SET_MIN_ROWS_PER_COLUMN = 0) and not at all (``off``), beside whether the library's rule
+tries it there (``rule_on``), the time of the run it picks (``rule_cpu``) and the sparse time
+model's ratio of an iteration's rows' part to its factor's part (``rows_over_factor``, the
+statistic of a rule tried first) (``results/working_set_shapes.csv``). It is the evidence for
+WORKING_SET_MIN_ROWS_PER_COLUMN.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def shapes_row(n, d, density, pattern) -> dict:
     from svmcert.signsvm.working_set import WorkingSetFinish
 
     X, y = floor.gaussian_sparse(n, d, density)
-    row = compare("gaussian-sparse", X, y, 1.0, pattern, WORKING_SET_MIN_ROWS_OVER_FACTOR=0.0)
+    row = compare("gaussian-sparse", X, y, 1.0, pattern, WORKING_SET_MIN_ROWS_PER_COLUMN=0)
     rows_part, factor_part = sparse_iteration_seconds(n, d, X.nnz)
     rule_on = WorkingSetFinish.applies(make_problem(X, y, 1.0 / n, accept_sparse=True))
     return dict(row, density=density, nnz=int(X.nnz), rows_over_factor=rows_part / factor_part, rule_on=rule_on,

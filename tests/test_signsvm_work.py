@@ -316,13 +316,22 @@ def test_the_sparse_time_model_counts_pairs_of_entries_not_n_d_squared():
     # a sparse X's normal matrix costs sum_i nnz_i^2 / 2 (taken as nnz^2 / (2 n)), not n d^2: the
     # estimate, and auto's budget with it, grows with the nonzeros and stays far below the dense
     # model's at 1% density; without nnz (or for a dense X) the old models stand
+    # (where the method tries its working set, at least 30 samples a column, the rows' part and the
+    # factor's part count IPM_WORKING_SET_ITERATIONS apart; elsewhere IPM_ITERATIONS of both)
+    from svmcert.signsvm.plan import IPM_WORKING_SET_ITERATIONS
     from svmcert.signsvm.solve import IPM_ITERATIONS, IPM_SPARSE_SEC
 
+    def parts(n, d, nnz):
+        rows = IPM_SPARSE_SEC[0] * nnz ** 2 / (2 * n) + IPM_SPARSE_SEC[2] * nnz + IPM_SPARSE_SEC[3] * n
+        return rows, IPM_SPARSE_SEC[1] * d ** 3 + IPM_SPARSE_SEC[4]
+
+    rows, factor = parts(10_000, 1000, 100_000)                 # 10 samples a column: full iterations
+    assert ipm_seconds(10_000, 1000, True, 100_000) == pytest.approx(IPM_ITERATIONS * (rows + factor), rel=1e-12)
     n, d, nnz = 100_000, 1000, 1_000_000
     est = ipm_seconds(n, d, True, nnz)
-    per_iteration = (IPM_SPARSE_SEC[0] * nnz ** 2 / (2 * n) + IPM_SPARSE_SEC[1] * d ** 3 + IPM_SPARSE_SEC[2] * nnz
-                     + IPM_SPARSE_SEC[3] * n + IPM_SPARSE_SEC[4])
-    assert est == pytest.approx(IPM_ITERATIONS * per_iteration, rel=1e-12)
+    rows, factor = parts(n, d, nnz)
+    assert est == pytest.approx(IPM_WORKING_SET_ITERATIONS[0] * rows + IPM_WORKING_SET_ITERATIONS[1] * factor,
+                                rel=1e-12)
     assert ipm_seconds(n, d, True, 2 * nnz) > est and est < ipm_seconds(n, d, True) / 10
     assert ipm_seconds(n, d, False, nnz) == ipm_seconds(n, d, False)
     budget = auto_plan(n, d, nnz, 1.0 / n, True)[1]

@@ -61,7 +61,7 @@ def test_the_working_set_answer_is_certified_and_is_the_full_runs_optimum(seed, 
     lam = 10.0 ** log_lam_n / n
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
-        mp.setattr(working_set, "WORKING_SET_MIN_ROWS_OVER_FACTOR", 0.0)   # tiny problems: their fixed cost dominates
+        mp.setattr(working_set, "WORKING_SET_MIN_ROWS_PER_COLUMN", 0)   # sparse ones too, whatever n / d
         res = _run(X, y, lam, sign, s, True)
     ref = _run(X, y, lam, sign, s, False)
     gap, primal = _gap(res, X, y, lam, sign, s)
@@ -85,27 +85,24 @@ def test_a_large_problem_finishes_on_a_small_working_set():
     assert res.n_iter < full.n_iter
 
 
-@pytest.mark.parametrize("rows_over_factor_limit", [None, 0.0])
-def test_a_sparse_problem_whose_factor_dominates_runs_without_it(rows_over_factor_limit, monkeypatch):
-    # 10 000 x 600 CSR with 3 nonzeros a row: by the sparse time model an iteration's rows cost
-    # about 0.35 of its 600 x 600 factor, below WORKING_SET_MIN_ROWS_OVER_FACTOR, so the run goes
-    # without the working set (a subset would pay the factor at each of its iterations); with the
-    # limit at 0 the same run tries it. Either way the answer is certified.
-    from svmcert.signsvm.sparse_ipm_cost import sparse_iteration_seconds
-
+@pytest.mark.parametrize("per_column", [None, 0])
+def test_a_sparse_problem_with_few_samples_per_column_runs_without_it(per_column, monkeypatch):
+    # 10 000 x 600 CSR (3 nonzeros a row): 16.7 samples per column, below
+    # WORKING_SET_MIN_ROWS_PER_COLUMN, so the run goes without the working set (a subset would pay
+    # the 600 x 600 factor at each of its iterations, over several rounds); with the limit at 0 the
+    # same run tries it. Either way the answer is certified.
     n, d = working_set.WORKING_SET_MIN_ROWS, 600
+    assert n < working_set.WORKING_SET_MIN_ROWS_PER_COLUMN * d
     rng = np.random.default_rng(11)
     cols = np.stack([rng.choice(d, 3, replace=False) for _ in range(n)]).ravel()
     X = sp.csr_matrix((rng.standard_normal(3 * n), cols, np.arange(0, 3 * n + 1, 3)), shape=(n, d))
     y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
-    rows, factor = sparse_iteration_seconds(n, d, X.nnz)
-    assert rows < working_set.WORKING_SET_MIN_ROWS_OVER_FACTOR * factor
-    if rows_over_factor_limit is not None:
-        monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_OVER_FACTOR", rows_over_factor_limit)
+    if per_column is not None:
+        monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_PER_COLUMN", per_column)
     sign = np.zeros(d)
     lam = 1.0 / n
     res = _run(X, y, lam, sign, None, True, tol=1e-6)
-    assert ("working_set" in res.history) == (rows_over_factor_limit is not None)
+    assert ("working_set" in res.history) == (per_column is not None)
     gap, primal = _gap(res, X, y, lam, sign, None)
     assert res.converged and gap <= 1e-6 * primal
 
@@ -114,7 +111,7 @@ def test_a_split_that_does_not_certify_hands_back_to_the_full_run(monkeypatch):
     X, y, sign, _ = _instance(4, 600, 6)
     lam = 1.0 / X.shape[0]
     monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
-    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_OVER_FACTOR", 0.0)   # tiny problems: their fixed cost dominates
+    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_PER_COLUMN", 0)   # sparse ones too, whatever n / d
     monkeypatch.setattr(working_set, "WORKING_SET_BAND", 0.0)      # an empty band: U alone, wrong
     monkeypatch.setattr(working_set, "WORKING_SET_UNSETTLED", 0.5)
     monkeypatch.setattr(working_set, "WORKING_SET_ROUNDS", 1)
@@ -137,7 +134,7 @@ def test_the_subset_runs_do_not_try_it_again(monkeypatch):
     must be made without one, so the finish never recurses."""
     X, y, sign, s = _instance(6, 800, 6, weights="positive")
     monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
-    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_OVER_FACTOR", 0.0)   # tiny problems: their fixed cost dominates
+    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_PER_COLUMN", 0)   # sparse ones too, whatever n / d
     original, calls = ipm_module.run_interior_point, []
 
     def spy(p, *args, **kw):                      # the finish's subset runs look the function up here
@@ -157,7 +154,7 @@ def test_the_split_itself_certifies_dense_sparse_and_weighted(weights, sparse, m
     X, y, sign, s = _instance(0, 600, 8, sparse, weights)
     lam = 1.0 / X.shape[0]
     monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS", 100)
-    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_OVER_FACTOR", 0.0)   # tiny problems: their fixed cost dominates
+    monkeypatch.setattr(working_set, "WORKING_SET_MIN_ROWS_PER_COLUMN", 0)   # sparse ones too, whatever n / d
     res = _run(X, y, lam, sign, s, True)
     assert res.history["working_set"]["outcome"] == "certified"
     gap, primal = _gap(res, X, y, lam, sign, s)

@@ -38,11 +38,12 @@ from __future__ import annotations
 from ._dca_kernel import ROW_WORK
 from .interior_point import uses_compiled_iteration
 from .sparse_ipm_cost import IPM_SPARSE_SEC, sparse_iteration_seconds
+from .working_set import tries_working_set
 
 __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
-           "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "DCA_SEC_PER_WORK",
+           "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "IPM_WORKING_SET_ITERATIONS", "DCA_SEC_PER_WORK",
            "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
 
 AUTO_IPM_BELOW_LAM_N = 0.1
@@ -94,7 +95,8 @@ AUTO_IPM_MAX_PASSES_SPARSE = 64.0
 """AUTO_IPM_MAX_PASSES for a sparse X (CSR, d <= SPARSE_IPM_MAX_DIM), in passes over its nonzeros
 (``ROW_WORK`` per row besides) by the sparse time model (IPM_SPARSE_SEC). With short rows that
 model's cost per pass falls as n grows: on the sparse family of the floor benchmarks (d = 1000,
-10 nonzeros a row) it is 226 passes at n = 1e4, 105 at 3e4, 63 at 1e5, 51 at 3e5 and 47 at 1e6.
+10 nonzeros a row) it is 226 passes at n = 1e4, 144 at 3e4, 60 at 1e5, 36 at 3e5 and 27 at 1e6
+(from 3e4 on, where the method tries its working set, by IPM_WORKING_SET_ITERATIONS).
 ``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
 densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan with and without the
 rule against each method alone. The rule moved 22 cells (n >= 1e5 at 0.5-1%, model 35-63
@@ -152,17 +154,32 @@ DCA_SEC_PER_WORK = 6e-9
 # (splice), against 150-570 us for the numpy iteration.
 IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
 # A sparse X (CSR) with d <= n has the model of :mod:`.sparse_ipm_cost` (IPM_SPARSE_SEC), whose
-# iteration is its rows' part plus its factor's part.
+# iteration is its rows' part plus its factor's part: IPM_ITERATIONS of both, or, where the method
+# tries its working set (:func:`.working_set.tries_working_set`), IPM_WORKING_SET_ITERATIONS.
+IPM_WORKING_SET_ITERATIONS = (6.3, 24.0)
+"""How many iterations' worth of the rows' part and of the factor's part the interior-point method
+costs on a sparse X where it tries the working set: four or five full iterations and the rounds'
+products, then 11-16 subset iterations that sum about a sixth of the rows but factor the d x d
+matrix each time. Fitted (least squares on the relative error, both counts nonnegative) to the 96
+such runs of ``benchmarks/results/working_set_shapes.csv`` (the 30 cells with n >= 30 d, d from
+100 to 2000) and ``auto_plan_sparse.csv`` (the 66 with n >= 3e4, d = 1000): measured over modelled
+0.72-1.79, against 0.44-2.47 with IPM_ITERATIONS of both parts, which overcharged rows of 30
+nonzeros or more (0.44-0.65 at 3% density) and undercharged short ones. ``benchmarks/auto_plan.py
+--sparse`` times ``auto`` beside the plan with (12, 12) (``auto_model_before``)."""
 
 
 def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:
     """The time model's estimate of the interior-point method on an (n, d) problem (IPM_SEC, or
     IPM_FUSED_SEC where the method runs its compiled iteration: a dense X with d <= n, n d at most
     ``_ipm_kernel.FUSED_MAX_ENTRIES`` and d at most ``FUSED_MAX_D``, or IPM_SPARSE_SEC for a sparse
-    X with d <= n whose ``nnz`` is given; IPM_ITERATIONS of them)."""
+    X with d <= n whose ``nnz`` is given; IPM_ITERATIONS of them, or IPM_WORKING_SET_ITERATIONS of
+    a sparse iteration's two parts where the method tries its working set)."""
     m = min(n, d)
     if sparse and nnz is not None and d <= n:
-        return IPM_ITERATIONS * sum(sparse_iteration_seconds(n, d, nnz))
+        rows, factor = sparse_iteration_seconds(n, d, nnz)
+        if tries_working_set(n, d, True):
+            return IPM_WORKING_SET_ITERATIONS[0] * rows + IPM_WORKING_SET_ITERATIONS[1] * factor
+        return IPM_ITERATIONS * (rows + factor)
     if uses_compiled_iteration(n, d, sparse):
         return IPM_ITERATIONS * (IPM_FUSED_SEC[0] * n * m * m + IPM_FUSED_SEC[1] * n + IPM_FUSED_SEC[2])
     return IPM_ITERATIONS * (IPM_SEC[0] * n * m * m + IPM_SEC[1] * n * d + IPM_SEC[2] * n + IPM_SEC[3])
@@ -209,7 +226,7 @@ def ipm_passes(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> 
     --------
     >>> from svmcert.signsvm.plan import ipm_passes
     >>> round(ipm_passes(1_000_000, 1000, sparse=True, nnz=10**7))     # 10 nonzeros a row
-    47
+    27
     """
     return ipm_seconds(n, d, sparse, nnz if sparse else None) / _pass_seconds(n, d, sparse, nnz)
 

@@ -14,10 +14,9 @@ sparse Gaussian family of the floor benchmarks (d = 1000, 1% nonzeros; one threa
 iterations took 17 ms at n = 10^4, 48 ms at 10^5 and 0.35 s at 10^6 (3.3 ns a pair of entries;
 MNIST-5k as CSR, with rows of 151 entries, 1.6 ns).
 
-The split matters to the working set (:mod:`.working_set`): a run on a subset of the samples
-shrinks the first part and pays the second in full at each of its iterations, so it pays only
-where the first part is the larger (:func:`.working_set.WorkingSetFinish.applies`). ``auto``'s
-plan (:mod:`.plan`) prices the whole iteration.
+The split matters where the method finishes on a working set (:mod:`.working_set`): a subset's
+iteration sums fewer rows but factors the d x d matrix in full, so ``auto``'s plan (:mod:`.plan`)
+counts the two parts' iterations apart there.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ certify within WORKING_SET_ROUNDS rounds is dropped and the full run goes on.
 of at least WORKING_SET_MIN_ROWS samples once its iterate's relative gap is at most
 WORKING_SET_FROM_GAP: each full iteration costs O(n d^2), a subset run O(|B| d^2) an iteration plus
 a few O(nd) products a round. Both pay the d x d factor of the normal matrix at every iteration,
-so on a sparse X, whose rows can cost less than that factor, it is tried only where they do not
-(WORKING_SET_MIN_ROWS_OVER_FACTOR). :func:`without_pinned_samples` is the other subset run: the
+so on a sparse X, whose rows can cost less than that factor, it is tried only with enough samples
+per column that one round usually certifies (WORKING_SET_MIN_ROWS_PER_COLUMN). :func:`without_pinned_samples` is the other subset run: the
 weighted problem without its zero-weight samples.
 """
 
@@ -33,9 +33,8 @@ import scipy.sparse as sp
 from .objectives import sign_projection
 from .problem import SignSVMProblem, canonical_csr
 from .result import SolverResult, better_primal, certificate
-from .sparse_ipm_cost import sparse_iteration_seconds
 
-__all__ = ["WorkingSetFinish", "without_pinned_samples", "WORKING_SET_MIN_ROWS", "WORKING_SET_MIN_ROWS_OVER_FACTOR", "WORKING_SET_FROM_GAP",
+__all__ = ["WorkingSetFinish", "tries_working_set", "without_pinned_samples", "WORKING_SET_MIN_ROWS", "WORKING_SET_MIN_ROWS_PER_COLUMN", "WORKING_SET_FROM_GAP",
            "WORKING_SET_BAND", "WORKING_SET_UNSETTLED", "WORKING_SET_ROUNDS", "WORKING_SET_MAX_SHARE", "WORKING_SET_RETRY_FALL"]
 
 WORKING_SET_MIN_ROWS = 10_000
@@ -44,14 +43,20 @@ cell measured gained (``benchmarks/working_set.py``); below it the gain depends 
 (``--small``, ``results/working_set_small.csv``: the finish allowed from 1000 samples on 60 cells
 of 2000-5000 samples): 1.36 times faster in geometric mean but slower in 11 cells, and 0.57 on the
 2000 x 50 CSR family, where building the subset costs as much as a run of a few milliseconds."""
-WORKING_SET_MIN_ROWS_OVER_FACTOR = 0.5
-"""For a sparse X (with d <= n), the least ratio of an iteration's rows' part to its factor's part
-(:func:`.sparse_ipm_cost.sparse_iteration_seconds`) at which the working set is tried. A subset's
-iterations shrink the first (the normal matrix summed over fewer rows) but pay the second, a d x d
-Cholesky factor, in full, and an attempt takes 10-50 of them (one to three rounds) against the
-10-14 full iterations it saves. Where the factor dominates, the working set costs more than it
-saves, as ``benchmarks/working_set.py --shapes`` measures on CSR Gaussian classes with d from 100
-to 2000 (``results/working_set_shapes.csv``)."""
+WORKING_SET_MIN_ROWS_PER_COLUMN = 30
+"""For a sparse X, the fewest samples per column (n / d) at which the working set is tried. Both a
+full iteration and a subset's pay the d x d factor of the normal matrix; on a sparse X that factor
+can cost more than the rows, so the finish pays only if it saves iterations, and it does not where
+the band (about 15% of the samples) holds few samples per column: the subset's answer then misjudges
+the samples outside it, and a second or third round follows. ``benchmarks/working_set.py
+--shapes`` (``results/working_set_shapes.csv``: CSR Gaussian classes, n from 1e4 to 3e5, d from 100
+to 2000, densities 0.25-5%, lam n = 1, free and mixed signs, 40 cells; one thread) timed both runs
+in every cell. Tried everywhere, the working set took 40.9 s in all and up to 3.7 times the faster
+run (10 000 x 2000, five rounds); never, 36.0 s. From 30 samples per column on it took 30.9 s, 1.03
+times the faster run in geometric mean, at most 1.58 times (30 000 x 1000 at 0.5%, two rounds);
+the split of the sparse time model into the rows' part and the factor's part (the rule tried
+first: the working set where the rows cost at least half the factor) took 33.1 s, at most 1.43
+times. The threshold was chosen on these cells (20 and 30 decide them alike, 50 took 31.4 s)."""
 WORKING_SET_FROM_GAP = 10.0
 """Relative gap of the full run's best iterate at or below which the split is first tried (the
 interior-point method's gap falls by about a decade an iteration from there; see
@@ -97,6 +102,25 @@ def without_pinned_samples(p: SignSVMProblem, run, tol, max_iter, time_limit, re
                         n_iter=res.n_iter, converged=res.converged, history=hist)
 
 
+def tries_working_set(n: int, d: int, sparse: bool = False) -> bool:
+    """Whether the interior-point method tries the working set on an (n, d) problem: at least
+    WORKING_SET_MIN_ROWS samples and, for a sparse X, at least WORKING_SET_MIN_ROWS_PER_COLUMN
+    samples per column (:meth:`WorkingSetFinish.applies`, which ``auto``'s time model,
+    :func:`.plan.ipm_seconds`, follows too).
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.working_set import tries_working_set
+    >>> [tries_working_set(n, 1000, sparse=True) for n in (10_000, 30_000, 100_000)]
+    [False, True, True]
+    >>> tries_working_set(10_000, 1000), tries_working_set(5000, 100)        # dense; too few samples
+    (True, False)
+    """
+    if n < WORKING_SET_MIN_ROWS:
+        return False
+    return not sparse or n >= WORKING_SET_MIN_ROWS_PER_COLUMN * d
+
+
 class WorkingSetFinish:
     """The attempts of one interior-point run (:func:`~.interior_point.run_interior_point`) to finish
     on a subset of the samples; :meth:`attempt` is called with the run's best certificate after
@@ -110,29 +134,8 @@ class WorkingSetFinish:
 
     @staticmethod
     def applies(p: SignSVMProblem) -> bool:
-        """Whether a run on ``p`` tries the working set: at least WORKING_SET_MIN_ROWS samples and,
-        for a sparse X with d <= n, an iteration whose rows' part is at least
-        WORKING_SET_MIN_ROWS_OVER_FACTOR times its factor's part by the sparse time model
-        (:func:`.sparse_ipm_cost.sparse_iteration_seconds`).
-
-        Examples
-        --------
-        >>> import numpy as np, scipy.sparse as sp
-        >>> from svmcert.signsvm.problem import make_problem
-        >>> from svmcert.signsvm.working_set import WorkingSetFinish
-        >>> def csr(n, d, per_row):                          # per_row nonzeros in each row
-        ...     cols = (np.arange(n * per_row) * 7) % d
-        ...     X = sp.csr_matrix((np.ones(n * per_row), cols, np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
-        ...     return make_problem(X, np.where(np.arange(n) % 2 == 0, 1.0, -1.0), 1.0 / n, accept_sparse=True)
-        >>> WorkingSetFinish.applies(csr(100_000, 1000, 10)), WorkingSetFinish.applies(csr(10_000, 1000, 10))
-        (True, False)
-        """
-        if p.n < WORKING_SET_MIN_ROWS:
-            return False
-        if not p.sparse or p.d > p.n:
-            return True
-        rows, factor = sparse_iteration_seconds(p.n, p.d, p.nnz)
-        return rows >= WORKING_SET_MIN_ROWS_OVER_FACTOR * factor
+        """Whether a run on ``p`` tries the working set (:func:`tries_working_set`)."""
+        return tries_working_set(p.n, p.d, p.sparse)
 
     def attempt(self, cert, w, alpha):
         rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
