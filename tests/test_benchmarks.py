@@ -154,6 +154,25 @@ def test_certify_summary_counts_and_catches_a_contradicted_certificate():
     assert totals["worse_wide"] == 0                 # d = 2 < 0.8 n
 
 
+def test_plan_comparison_counts_the_moved_cells_and_both_oracle_ratios():
+    _benchmarks_on_path()
+    from peers import report
+
+    df = pd.DataFrame({"n": [10, 10, 20], "lam_n": [1.0, 2.0, 1.0], "row_norm": [3.0, 3.0, 0.5],
+                       "auto_methods": ["interior-point", "dual-coordinate", "interior-point"],
+                       "x_methods": ["dual-coordinate", "dual-coordinate", "dual-coordinate+interior-point"],
+                       "auto_cpu": [1.0, 2.0, 3.0], "x_cpu": [2.0, 2.0, 4.0], "dca_cpu": [2.0, 2.0, 5.0],
+                       "dca_converged": [True, True, False], "ipm_cpu": [1.0, 4.0, 3.0],
+                       "auto_over_oracle": [1.0, 1.0, 1.0], "oracle_cpu": [1.0, 2.0, 3.0]})
+    table, summary = report.plan_comparison(df, "x", {"n": "n", "lam_n": "lam_n"}, {"tag": pd.Series(list("abc"))})
+    assert list(table.columns[:4]) == ["n", "lam_n", "rows_over_lam_n", "tag"]
+    assert list(table["rows_over_lam_n"]) == [3.0, 1.5, 0.5]
+    assert summary["cells"] == 3 and summary["moved"] == 2          # the second cell ran the same method
+    assert (summary["speed_min"], summary["speed_max"], summary["speed_median"]) == (0.5, 0.75, 0.625)
+    assert summary["gm"] == 1.0
+    assert summary["gm_before"] == pytest.approx((2.0 * 1.0 * 4.0 / 3.0) ** (1 / 3))
+
+
 def test_liblinear_passes_reports_a_point_within_the_accuracy_it_claims():
     _benchmarks_on_path()
     from peers import floor, linear

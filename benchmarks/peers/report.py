@@ -11,7 +11,7 @@ import numpy as np
 from .common import RESULTS
 
 __all__ = ["PROVENANCE", "PATH_REASON", "classify", "load", "provenance_rows", "linear_table", "linear_summary", "libsvm_table",
-           "passes_table", "scaling_table", "benchopt_table", "certify_summary"]
+           "passes_table", "scaling_table", "benchopt_table", "certify_summary", "plan_comparison"]
 
 PROVENANCE = ["date", "commit", "machine", "blas", "versions"]
 
@@ -110,6 +110,41 @@ def benchopt_table(df, level=1e-6):
 
     out = pd.DataFrame(first_time_below(df, level))
     return out.sort_values(["dataset", "lam_n", "pattern", "seconds_to_level"]).reset_index(drop=True)
+
+
+def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
+    """A ``benchmarks/auto_plan.py`` result beside one of its ablations (``before``: the label of
+    its ``<before>_cpu`` and ``<before>_methods`` columns, ``auto`` with one constant of the plan as
+    it was).
+
+    Returns (table, summary). The table has the columns ``first`` names (each a column of ``df`` or
+    a Series), the rows' mean squared norm over lam n, the ``extra`` columns, then the methods and
+    CPU seconds of ``auto`` now and before, of each method alone, and both over the oracle (the
+    faster method alone that certified). The summary: ``cells``, ``moved`` (cells whose methods
+    differ), ``speed_min``, ``speed_max`` and ``speed_median`` of the moved cells' time now over
+    before (NaN if none moved), and ``gm`` and ``gm_before``, the geometric means of auto over the
+    oracle now and before."""
+    import pandas as pd
+
+    was = df[f"{before}_cpu"]
+    cols = {k: df[v] if isinstance(v, str) else v for k, v in first.items()}
+    cols["rows_over_lam_n"] = df["row_norm"] / df["lam_n"]
+    cols.update(extra or {})
+    cols.update({"method": df["auto_methods"], "method_before": df[f"{before}_methods"], "auto_cpu": df["auto_cpu"],
+                 "before_cpu": was, "dca_alone_cpu": df["dca_cpu"], "dca_converged": df["dca_converged"],
+                 "ipm_alone_cpu": df["ipm_cpu"], "auto_ratio_oracle": df["auto_over_oracle"],
+                 "before_ratio_oracle": was / df["oracle_cpu"]})
+    table = pd.DataFrame(cols)
+    moved = table[table["method"] != table["method_before"]]
+    speed = moved["auto_cpu"] / moved["before_cpu"]
+    nan = float("nan")
+    summary = {"cells": len(table), "moved": len(moved),
+               "speed_min": float(speed.min()) if len(moved) else nan,
+               "speed_max": float(speed.max()) if len(moved) else nan,
+               "speed_median": float(speed.median()) if len(moved) else nan,
+               "gm": float(np.exp(np.log(table["auto_ratio_oracle"]).mean())),
+               "gm_before": float(np.exp(np.log(table["before_ratio_oracle"]).mean()))}
+    return table, summary
 
 
 def finite(x):

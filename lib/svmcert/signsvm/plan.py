@@ -159,13 +159,15 @@ IPM_FUSED_SEC = (8.3e-11, 7e-8, 2.2e-5)
 IPM_WORKING_SET_ITERATIONS = (6.3, 24.0)
 """How many iterations' worth of the rows' part and of the factor's part the interior-point method
 costs on a sparse X where it tries the working set: four or five full iterations and the rounds'
-products, then 11-16 subset iterations that sum about a sixth of the rows but factor the d x d
-matrix each time. Fitted (least squares on the relative error, both counts nonnegative) to the 96
-such runs of ``benchmarks/results/working_set_shapes.csv`` (the 30 cells with n >= 30 d, d from
-100 to 2000) and ``auto_plan_sparse.csv`` (the 66 with n >= 3e4, d = 1000): measured over modelled
-0.72-1.79, against 0.44-2.47 with IPM_ITERATIONS of both parts, which overcharged rows of 30
-nonzeros or more (0.44-0.65 at 3% density) and undercharged short ones. ``benchmarks/auto_plan.py
---sparse`` times ``auto`` beside the plan with (12, 12) (``auto_model_before``)."""
+products, then 11-16 subset iterations that sum about a fifth of the rows but factor the d x d
+matrix each time. Fitted (least squares on the relative error, both counts nonnegative) to 96 such
+runs: the 30 cells with n >= 30 d of an earlier run of ``benchmarks/working_set.py --shapes`` (d
+from 100 to 2000) and the 66 with n >= 3e4 of the run of ``auto_plan.py --sparse`` before this
+model (d = 1000). Measured over modelled, they lie within 0.72-1.79, against 0.44-2.47 with
+IPM_ITERATIONS of both parts, which overcharged rows of 30 nonzeros or more (0.44-0.65 at 3%
+density) and undercharged short ones; the same fit on the run ``results/working_set_shapes.csv``
+holds gives 6.36 and 23.8. ``auto_plan.py --sparse`` times ``auto`` beside the plan with (12, 12)
+(``auto_model_before``)."""
 
 
 def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> float:

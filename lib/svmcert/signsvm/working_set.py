@@ -46,17 +46,19 @@ of 2000-5000 samples): 1.36 times faster in geometric mean but slower in 11 cell
 WORKING_SET_MIN_ROWS_PER_COLUMN = 30
 """For a sparse X, the fewest samples per column (n / d) at which the working set is tried. Both a
 full iteration and a subset's pay the d x d factor of the normal matrix; on a sparse X that factor
-can cost more than the rows, so the finish pays only if it saves iterations, and it does not where
-the band (about 15% of the samples) holds few samples per column: the subset's answer then misjudges
-the samples outside it, and a second or third round follows. ``benchmarks/working_set.py
---shapes`` (``results/working_set_shapes.csv``: CSR Gaussian classes, n from 1e4 to 3e5, d from 100
-to 2000, densities 0.25-5%, lam n = 1, free and mixed signs, 40 cells; one thread) timed both runs
-in every cell. Tried everywhere, the working set took 40.9 s in all and up to 3.7 times the faster
-run (10 000 x 2000, five rounds); never, 36.0 s. From 30 samples per column on it took 30.9 s, 1.03
-times the faster run in geometric mean, at most 1.58 times (30 000 x 1000 at 0.5%, two rounds);
-the split of the sparse time model into the rows' part and the factor's part (the rule tried
-first: the working set where the rows cost at least half the factor) took 33.1 s, at most 1.43
-times. The threshold was chosen on these cells (20 and 30 decide them alike, 50 took 31.4 s)."""
+can cost more than the rows, so the finish pays only if one round certifies, and it takes more
+where the band (11-25% of the samples) holds few samples per column: the subset's answer then
+misjudges the samples outside it. ``benchmarks/working_set.py --shapes``
+(``results/working_set_shapes.csv``: CSR Gaussian classes, n from 1e4 to 3e5, d from 100 to 2000,
+densities 0.25-5%, lam n = 1, free and mixed signs, 40 cells; one thread) timed both runs in every
+cell: the finish won in 27, each after one round, and lost in 13, each after two to five. Tried
+everywhere it took 40.5 s in all and up to 3.9 times the faster run (10 000 x 2000, five rounds);
+never, 35.2 s. From 30 samples per column on it took 30.6 s, 1.03 times the faster run in
+geometric mean, at most 1.60 times (30 000 x 1000 at 0.5%, two rounds). The rule tried first, the
+working set where the sparse time model's rows cost at least half its factor
+(:func:`.sparse_ipm_cost.sparse_iteration_seconds`), took 32.4 s. The threshold was chosen on an
+earlier run of the same cells (30.9 s with it, 33.1 s with the rule on the model, 40.9 s always);
+20 and 30 decide them alike, and 50 took 31.0 s in the run the file holds."""
 WORKING_SET_FROM_GAP = 10.0
 """Relative gap of the full run's best iterate at or below which the split is first tried (the
 interior-point method's gap falls by about a decade an iteration from there; see
