@@ -99,17 +99,15 @@ model's cost per pass falls as n grows: on the sparse family of the floor benchm
 (from 3e4 on, where the method tries its working set, by IPM_WORKING_SET_ITERATIONS).
 ``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
 densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan with and without the
-rule against each method alone. The rule moved 22 cells (n >= 1e5 at 0.5-1%, model 35-63
-passes) to the interior-point method alone, each at 0.29-2.16 times its time before (median
-0.55), and ``auto`` / oracle went from 1.31 to 1.12 in geometric mean. At n = 1e6 and lam n = 1
-the plan without it ran coordinate ascent for its budget and then the interior-point method, at
-1.8-3.6 times the time of the latter alone. In 2 moved cells (n = 1e5, mixed signs, lam n = 3)
-coordinate ascent alone was faster, by up to 2.07 times. The threshold is not the oracle: at n =
-1e4 (model 181-314 passes) the plan, coordinate ascent first, beat the interior-point method
-alone in 16 of 18 cells, while at 3% density (model 109-132 passes at n = 3e4 to 3e5, lam n <= 3)
-the interior-point method alone was still 1.6-4.9 times faster than the plan in 12 cells: there the model, which assumes IPM_ITERATIONS full
-iterations, overestimates a method that the working set (:mod:`.working_set`) finishes after 4-5
-of them, and coordinate ascent's budget, sized from the same model, is too long."""
+rule against each method alone. In the run the file holds (after IPM_WORKING_SET_ITERATIONS) the
+rule moved 26 cells (n >= 1e5) to the interior-point method alone, each at 0.43-1.27 times its
+time without it (median 0.60), and ``auto`` / oracle went from 1.24 to 1.08 in geometric mean; in
+4 moved cells (lam n = 3 or 10) coordinate ascent alone was faster, by up to 1.24 times. When the
+rule was introduced (the model then counting IPM_ITERATIONS full iterations) it moved 22 cells and
+took ``auto`` / oracle from 1.31 to 1.12. The threshold is not the oracle: in 10 cells that it
+leaves to coordinate ascent first (n = 1e4 to 1e5, at 1-3% density and lam n <= 3, model 71-181
+passes) the interior-point method alone was 1.6-2.5 times faster than the plan, against 14 cells
+and up to 4.9 times with the model before."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
