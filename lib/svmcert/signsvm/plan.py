@@ -91,7 +91,7 @@ at n >= 3e4; MNIST-5k 54, whose coordinate ascent certified rows 10 lam n long i
 0.89 s. ``benchmarks/auto_plan.py --gaussian`` (n = 3e4, 1e5; lam n 1-100; free, mixed) times the
 plan beside the plan without it: 16 of 20 cells move to the interior-point method alone, auto /
 oracle 1.36 -> 1.23 when introduced, 1.31 -> 1.11 in the rerun the file holds (GIVE_UP_FROM_SHARE)."""
-AUTO_IPM_MAX_PASSES_SPARSE = 64.0
+AUTO_IPM_MAX_PASSES_SPARSE = 128.0
 """AUTO_IPM_MAX_PASSES for a sparse X (CSR, d <= SPARSE_IPM_MAX_DIM), in passes over its nonzeros
 (``ROW_WORK`` per row besides) by the sparse time model (IPM_SPARSE_SEC). With short rows that
 model's cost per pass falls as n grows: on the sparse family of the floor benchmarks (d = 1000,
