@@ -98,16 +98,22 @@ model's cost per pass falls as n grows: on the sparse family of the floor benchm
 10 nonzeros a row) it is 226 passes at n = 1e4, 144 at 3e4, 60 at 1e5, 36 at 3e5 and 27 at 1e6
 (from 3e4 on, where the method tries its working set, by IPM_WORKING_SET_ITERATIONS).
 ``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
-densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan with and without the
-rule against each method alone. In the run the file holds (after IPM_WORKING_SET_ITERATIONS) the
-rule moved 26 cells (n >= 1e5) to the interior-point method alone, each at 0.43-1.27 times its
-time without it (median 0.60), and ``auto`` / oracle went from 1.24 to 1.08 in geometric mean; in
-4 moved cells (lam n = 3 or 10) coordinate ascent alone was faster, by up to 1.24 times. When the
-rule was introduced (the model then counting IPM_ITERATIONS full iterations) it moved 22 cells and
-took ``auto`` / oracle from 1.31 to 1.12. The threshold is not the oracle: in 10 cells that it
-leaves to coordinate ascent first (n = 1e4 to 1e5, at 1-3% density and lam n <= 3, model 71-181
-passes) the interior-point method alone was 1.6-2.5 times faster than the plan, against 14 cells
-and up to 4.9 times with the model before."""
+densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan against each method
+alone, beside the plan without the rule and with its limit at 64 passes, where it stood until the
+model priced the working set. In the run the file holds (all 84 certified) the rule moves 42 cells
+(n >= 3e4) to the interior-point method alone, at 0.46-1.92 times their time without it (median
+0.67), and ``auto`` / oracle is 1.01 in geometric mean (at most 2.24) against 1.16 without it and
+1.03 at 64 passes (at most 2.49). Raising the limit to 128 moved 16 cells (model 71-106 passes),
+13.8 s in all against 17.8 s, each at 0.46-1.97 times (median 0.73); 5 got slower, 4 of them at
+lam n = 10, where coordinate ascent certifies in a few hundred passes. The limit was read off the
+previous run's times (there 10 misses fell to 3 and auto / oracle 1.075 to 1.018 when replayed at
+any limit from 106 to 144). On shapes it was not chosen on (``results/auto_plan_sparse_heldout.csv``:
+3e4 and 1e5 x 300, 2e4 x 500, 5e4 x 1000, 3e4, 1e5 and 2e5 x 2000; 84 cells, all certified) 128
+against 64 moved 18 cells, 24.4 s in all against 30.7 s, 10 faster (0.35-0.89) and 8 slower
+(1.08-3.31, 4 at lam n = 10 and two at 2e4 x 500 and 0.5%, lam n = 1), and auto / oracle was 1.10
+at both limits (1.13 without the rule): a saving in sum, about neutral cell by cell. Misses left
+in the grid (the interior-point method alone at least 1.5 times faster than the plan): 3 against 9
+at 64 passes, at n = 1e4 and 3e4, model 144-181 passes, 1.6-2.2 times."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
