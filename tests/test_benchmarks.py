@@ -173,6 +173,18 @@ def test_plan_comparison_counts_the_moved_cells_and_both_oracle_ratios():
     assert summary["gm_before"] == pytest.approx((2.0 * 1.0 * 4.0 / 3.0) ** (1 / 3))
 
 
+def test_missed_keeps_the_cells_left_to_coordinate_ascent_where_the_interior_point_method_was_faster():
+    _benchmarks_on_path()
+    from peers import report
+
+    table = pd.DataFrame({"method": ["dual-coordinate", "dual-coordinate", "interior-point", "dual-coordinate"],
+                          "method_before": ["interior-point"] * 4, "auto_cpu": [3.0, 1.4, 3.0, 3.0],
+                          "before_cpu": [3.0] * 4, "ipm_alone_cpu": [1.0, 1.0, 1.0, 2.0]})
+    assert list(report.missed(table).index) == [0]          # 1.4 < 1.5 times; IPM ran; 1.5 is not more than 1.5
+    assert report.missed(table, "method_before", "before_cpu").empty
+    assert list(report.missed(table, factor=1.2).index) == [0, 1, 3]
+
+
 def test_liblinear_passes_reports_a_point_within_the_accuracy_it_claims():
     _benchmarks_on_path()
     from peers import floor, linear

@@ -147,6 +147,13 @@ def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
     return table, summary
 
 
+def missed(table, method: str = "method", cpu: str = "auto_cpu", factor: float = 1.5):
+    """The rows of a :func:`plan_comparison` table where the plan's run (``method``, ``cpu``: the
+    columns of ``auto`` now, or ``method_before``, ``before_cpu`` and the like) did not run the
+    interior-point method alone, though that method alone was at least ``factor`` times faster."""
+    return table[(table[method] != "interior-point") & (table["ipm_alone_cpu"] < table[cpu] / factor)]
+
+
 def finite(x):
     return x[np.isfinite(x)]
 
