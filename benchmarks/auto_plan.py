@@ -47,6 +47,7 @@ Nothing here changes the library: the file is the evidence for choosing a better
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 from pathlib import Path
@@ -154,6 +155,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dca-passes", type=int, help=f"cap of coordinate ascent alone (default {DCA_PASSES}; "
                     f"{GAUSSIAN_DCA_PASSES} with --gaussian)")
     ap.add_argument("--csv")
+    ap.add_argument("--append", action="store_true",
+                    help="keep the rows --csv already holds, with their own provenance, ahead of this run's "
+                         "(a file of shapes that no single --sparse product covers)")
     args = ap.parse_args(argv)
     sparse = args.sparse is not None
     if sparse:
@@ -173,6 +177,10 @@ def main(argv=None) -> int:
     else:
         cells = [(f"gaussian-dense-{n}", n, None, 1000) for n in args.gaussian] if gaussian else [
             (data, None, None, 1000) for data in args.data]
+    kept = []
+    if args.append and Path(args.csv).exists():
+        with open(args.csv, newline="") as fh:
+            kept = list(csv.DictReader(fh))
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()
@@ -204,7 +212,7 @@ def main(argv=None) -> int:
                           + (f", rows / lam n {row['row_norm'] / lam_n:.2f}, auto with the threshold before "
                              f"{row['auto_free_threshold_before_cpu'] * 1e3:8.2f} ms "
                              f"({row['auto_free_threshold_before_methods']})" if ratios else ""), flush=True)
-                    common.write_csv(rows, args.csv)
+                    common.write_csv(kept + rows, args.csv)
     ratio = np.array([r["auto_over_oracle"] for r in rows], float)
     ratio = ratio[np.isfinite(ratio)]
     print(f"auto / oracle over {ratio.size} cells: geometric mean {np.exp(np.log(ratio).mean()):.2f}, "

@@ -208,3 +208,20 @@ def test_liblinear_passes_reports_a_point_within_the_accuracy_it_claims():
     with pytest.raises(ValueError, match="sign"):
         floor.passes_row(X, y, 1.0, sign=np.ones(5), repeat=1, budget=0.0, products=(1e-6, 2e-6, X.size),
                          liblinear=True)
+
+
+def test_auto_plan_append_keeps_the_rows_and_provenance_the_file_holds(tmp_path):
+    auto_plan = _load_script("auto_plan")
+    out = tmp_path / "sparse.csv"
+    tiny = ["--sparse", "300", "--sparse-d", "20", "--density", "0.2", "--lam-n", "1", "--patterns", "free",
+            "--repeat", "1", "--dca-passes", "200", "--csv", str(out)]
+    assert auto_plan.main(tiny) == 0
+    first = pd.read_csv(out)
+    first.loc[:, "date"] = "an earlier run"                     # stands for another run's provenance
+    first.to_csv(out, index=False)
+    assert auto_plan.main(tiny[:3] + ["30"] + tiny[4:] + ["--append"]) == 0
+    both = pd.read_csv(out)
+    assert list(both["d"]) == [20, 30] and list(both.columns) == list(first.columns)
+    assert both["date"].iloc[0] == "an earlier run" and both["date"].iloc[1] != "an earlier run"
+    assert auto_plan.main(tiny) == 0                             # without --append the file is replaced
+    assert list(pd.read_csv(out)["d"]) == [20]
