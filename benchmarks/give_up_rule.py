@@ -49,16 +49,38 @@ def cells(data_sets):
                     yield data, pattern, lam_n, X, y, sign
 
 
-def timed_auto(X, y, lam, sign, seed, share):
+def timed_auto(X, y, lam, sign, seed, share, constant="GIVE_UP_FROM_SHARE"):
+    """CPU seconds of ``solve(auto)`` (best of repeated calls) with ``shrinking_rounds.<constant>``
+    set to ``share`` for the call, the methods it ran, whether it certified and its coordinate
+    ascent's work."""
     from svmcert import signsvm
 
-    kept = rounds_module.GIVE_UP_FROM_SHARE
-    rounds_module.GIVE_UP_FROM_SHARE = share
+    kept = getattr(rounds_module, constant)
+    setattr(rounds_module, constant, share)
     try:
         t = common.timed(lambda: signsvm.solve(X, y, lam, sign, seed=seed), repeat=5, min_seconds=0.02)
     finally:
-        rounds_module.GIVE_UP_FROM_SHARE = kept
-    return t.cpu, "+".join(t.result.history["method"]), bool(t.result.converged)
+        setattr(rounds_module, constant, kept)
+    return (t.cpu, "+".join(t.result.history["method"]), bool(t.result.converged),
+            float(t.result.history.get("dca_work", 0.0)))
+
+
+def summary(rows, seeds: int) -> str:
+    """The geometric mean of rule / before over the cells' seed-averaged times, its range, the
+    totals and the certified counts of ``rows`` (``rule_cpu``, ``before_cpu``, ...)."""
+    means = {}
+    for r in rows:
+        m = means.setdefault((r["data"], r["pattern"], r["lam_n"]), [0.0, 0.0])
+        m[0] += r["rule_cpu"] / seeds
+        m[1] += r["before_cpu"] / seeds
+    ratio = np.array([a / b for a, b in means.values()])
+    worst = max(means, key=lambda k: means[k][0] / means[k][1])
+    best = min(means, key=lambda k: means[k][0] / means[k][1])
+    return (f"{len(means)} cells x {seeds} seeds: rule / before {np.exp(np.log(ratio).mean()):.3f} in geometric "
+            f"mean, from {ratio.min():.2f} ({best}) to {ratio.max():.2f} ({worst}); totals (seed means) "
+            f"{1e3 * sum(m[0] for m in means.values()):.1f} against {1e3 * sum(m[1] for m in means.values()):.1f} ms; "
+            f"certified {sum(r['rule_converged'] for r in rows)} and {sum(r['before_converged'] for r in rows)} "
+            f"of {len(rows)}")
 
 
 def main(argv=None) -> int:
@@ -79,19 +101,7 @@ def main(argv=None) -> int:
                                  rule_cpu=rule[0], rule_methods=rule[1], rule_converged=rule[2],
                                  before_cpu=before[0], before_methods=before[1], before_converged=before[2]))
             common.write_csv(rows, args.csv)
-    means = {}
-    for r in rows:
-        m = means.setdefault((r["data"], r["pattern"], r["lam_n"]), [0.0, 0.0])
-        m[0] += r["rule_cpu"] / args.seeds
-        m[1] += r["before_cpu"] / args.seeds
-    ratio = np.array([a / b for a, b in means.values()])
-    worst = max(means, key=lambda k: means[k][0] / means[k][1])
-    best = min(means, key=lambda k: means[k][0] / means[k][1])
-    print(f"{len(means)} cells x {args.seeds} seeds: rule / before {np.exp(np.log(ratio).mean()):.3f} in geometric "
-          f"mean, from {ratio.min():.2f} ({best}) to {ratio.max():.2f} ({worst}); totals (seed means) "
-          f"{1e3 * sum(m[0] for m in means.values()):.1f} against {1e3 * sum(m[1] for m in means.values()):.1f} ms; "
-          f"certified {sum(r['rule_converged'] for r in rows)} and {sum(r['before_converged'] for r in rows)} "
-          f"of {len(rows)}")
+    print(summary(rows, args.seeds))
     return 0
 
 

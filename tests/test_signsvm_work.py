@@ -167,6 +167,41 @@ def test_extended_limit_goes_on_only_where_the_prediction_fits(rounds, tol, max_
     assert extended_limit(rounds, tol, done, max_work, None) is None
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_round, min_size=2, max_size=6), st.floats(1e-10, 1e-2), st.floats(1.0, 1e6),
+       st.floats(0.01, 2.0), st.floats(1e-3, 1e6), st.floats(0.0, 1.0))
+def test_an_extension_goes_on_only_where_its_own_rate_fits_too(rounds, tol, max_work, over, extra, at):
+    # since = where the last extension began (work between max_work and done, its best gap then):
+    # a further extension needs the rate over the later half and the extension's own rate to put
+    # tol within the limit; a gap that did not fall over the extension stops the run
+    rounds = sorted(rounds)
+    done = max_work * (1.0 + over)
+    w0 = max_work + at * (done - max_work)
+    g_now = min(r[1] for r in rounds)
+    g0 = min(r[1] for r in rounds[:-1])
+    limit = extended_limit(rounds, tol, done, max_work, extra, since=(w0, g0))
+    plain = extended_limit(rounds, tol, done, max_work, extra)
+    if limit is not None:
+        assert plain is not None and limit >= plain and g_now < g0 and done > w0
+        own = np.log(g_now / tol) / (np.log(g0 / g_now) / (done - w0))
+        assert done + own <= max_work + extra * (1 + 1e-12)
+    elif plain is not None:
+        own = np.inf if not (g_now < g0 and done > w0) else np.log(g_now / tol) / (np.log(g0 / g_now) / (done - w0))
+        assert done + own > max_work + extra
+    assert extended_limit(rounds, tol, done, max_work, extra, since=None) == plain
+
+
+def test_a_stalled_extension_is_not_extended_again(monkeypatch):
+    # the later half's rate promises tol within the limit, the extension's own rate does not: the
+    # rule stops the run; without it (the rule before) the run goes on
+    import svmcert.signsvm.shrinking_rounds as rounds_module
+
+    rounds = [(100.0, 1e-3), (200.0, 1e-5), (300.0, 5e-6)]
+    assert extended_limit(rounds, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) is None
+    monkeypatch.setattr(rounds_module, "EXTENSION_KEEPS_ITS_OWN_RATE", False)
+    assert extended_limit(rounds, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) is not None
+
+
 def test_give_up_fires_on_a_slow_run_and_auto_still_certifies(monkeypatch):
     # two overlapping Gaussian classes at lam n = 1: coordinate ascent needs thousands of passes.
     # The rows' norms (||x||^2 ~ 100 against lam n = 1) would send auto straight to the

@@ -34,6 +34,7 @@ from .problem import SignSVMProblem
 from .result import History, SolverResult, certificate
 
 __all__ = ["DCAState", "shrinking_loop", "finish", "predicted_work", "extended_limit", "GIVE_UP_FROM_SHARE",
+           "EXTENSION_KEEPS_ITS_OWN_RATE",
            "SHRINKING_EPS0", "SHRINKING_EPS_PER_TOL",
            "SHRINKING_EPS_FACTOR", "POLISH_AFTER_EPOCHS", "POLISH_FLOPS_PER_ENTRY", "POLISH_ATTEMPT_WORK",
            "POLISH_FLOPS_PER_WORK", "POLISH_FLOP_RATE"]
@@ -65,6 +66,9 @@ def predicted_work(rounds, tol) -> float:
     return float(np.log(g_best / tol) / (np.log(g0 / g_best) / (w_best - w0)))
 
 
+EXTENSION_KEEPS_ITS_OWN_RATE = True
+"""Whether a run extended past its budget (:func:`extended_limit`) is extended again only where
+the gap's rate over the extension itself also promises ``tol`` within the limit."""
 GIVE_UP_FROM_SHARE = 0.5
 """Under a work budget (``max_work``) a run gives up (``give_up_work``) only once it has done this
 share of the budget. Before, the rate was judged from the second round on (3/16 of the budget, or
@@ -80,7 +84,7 @@ ascent does not certify and the handover now comes later). Waiting longer costs 
 budget itself, which ``auto``'s bound already counts."""
 
 
-def extended_limit(rounds, tol, done, max_work, extra_work) -> float | None:
+def extended_limit(rounds, tol, done, max_work, extra_work, since=None) -> float | None:
     """Where a run that has done ``done`` units of work, at least its ``max_work``, without
     certifying ``tol`` should stop next, or None to stop now.
 
@@ -91,6 +95,11 @@ def extended_limit(rounds, tol, done, max_work, extra_work) -> float | None:
     predicted need past ``done`` (at least a sixteenth of ``max_work``, so that a round is worth its
     certificate), never beyond ``max_work + extra_work``.
 
+    ``since``: (work, best relative gap) where the last extension began, if the run has been
+    extended (EXTENSION_KEEPS_ITS_OWN_RATE). Then the extension's own rate must promise ``tol`` within
+    the limit too: the rate over the later half still counts the steep fall before the stall
+    that made the first promise fail.
+
     Examples
     --------
     >>> from svmcert.signsvm.shrinking_rounds import extended_limit
@@ -99,14 +108,29 @@ def extended_limit(rounds, tol, done, max_work, extra_work) -> float | None:
     300.0
     >>> extended_limit(rounds, 1e-12, 200.0, 200.0, 200.0) is None   # 350 more units: beyond 400
     True
+    >>> later = rounds + [(300.0, 5e-6)]               # the extension to 300 fell 0.3 decade, not 1
+    >>> extended_limit(later, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) is None
+    True
     """
     if extra_work is None or not rounds:
         return None
     need = predicted_work(rounds, tol)
+    if need > 0.0 and since is not None and EXTENSION_KEEPS_ITS_OWN_RATE:
+        need = max(need, _extension_need(rounds, tol, done, since))
     hard = max_work + extra_work
     if not (need > 0.0 and done + need <= hard):
         return None
     return min(hard, done + max(2.0 * need, max_work / 16.0))
+
+
+def _extension_need(rounds, tol, done, since) -> float:
+    """Work to ``tol`` at the rate the best gap fell over the last extension (from ``since``, its
+    start's work and best gap, to ``done``); infinite if it did not fall."""
+    w0, g0 = since
+    g = min(r[1] for r in rounds)
+    if not (g < g0 and done > w0):
+        return np.inf
+    return float(np.log(g / tol) / (np.log(g0 / g) / (done - w0)))
 
 
 def finish(cert, alpha, epochs, converged, max_epochs, tol, hist, deadline=None, reason=None) -> SolverResult:
@@ -192,12 +216,13 @@ def shrinking_loop(p: SignSVMProblem, opts, alpha, omega, state: DCAState):
     if record:
         hist.add(cert, time.perf_counter())
     rounds = []                                 # (work, relative gap) after each round
+    since = None                                # (work, best gap) where the last extension began
     while not cert.relative_gap_below(tol) and epochs < max_epochs:
         if carry[2] >= limit:                   # at max_work (or an extension's end): go on?
-            further = extended_limit(rounds, tol, float(carry[2]), max_work, opts.extra_work)
+            further = extended_limit(rounds, tol, float(carry[2]), max_work, opts.extra_work, since)
             if further is None:
                 break
-            limit = further
+            limit, since = further, (float(carry[2]), min(r[1] for r in rounds))
             hist["extended"] = hist.get("extended", 0) + 1
         # a round ends when the projected gradients meet eps, or after as many passes as all rounds
         # before it (at least POLISH_AFTER_EPOCHS), so that a slow run is certified and polished
