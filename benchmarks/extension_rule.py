@@ -51,7 +51,7 @@ def main(argv=None) -> int:
                                  before_cpu=before[0], before_methods=before[1], before_converged=before[2],
                                  before_dca_work=before[3]))
             common.write_csv(rows, args.csv)
-    print(summary(rows, args.seeds))
+    print(summary(rows))
     moved = [r for r in rows if r["rule_dca_work"] != r["before_dca_work"]]
     print(f"{len(moved)} of {len(rows)} runs did other work:")
     for r in moved:

@@ -65,22 +65,18 @@ def timed_auto(X, y, lam, sign, seed, share, constant="GIVE_UP_FROM_SHARE"):
             float(t.result.history.get("dca_work", 0.0)))
 
 
-def summary(rows, seeds: int) -> str:
-    """The geometric mean of rule / before over the cells' seed-averaged times, its range, the
-    totals and the certified counts of ``rows`` (``rule_cpu``, ``before_cpu``, ...)."""
-    means = {}
-    for r in rows:
-        m = means.setdefault((r["data"], r["pattern"], r["lam_n"]), [0.0, 0.0])
-        m[0] += r["rule_cpu"] / seeds
-        m[1] += r["before_cpu"] / seeds
-    ratio = np.array([a / b for a, b in means.values()])
-    worst = max(means, key=lambda k: means[k][0] / means[k][1])
-    best = min(means, key=lambda k: means[k][0] / means[k][1])
-    return (f"{len(means)} cells x {seeds} seeds: rule / before {np.exp(np.log(ratio).mean()):.3f} in geometric "
-            f"mean, from {ratio.min():.2f} ({best}) to {ratio.max():.2f} ({worst}); totals (seed means) "
-            f"{1e3 * sum(m[0] for m in means.values()):.1f} against {1e3 * sum(m[1] for m in means.values()):.1f} ms; "
-            f"certified {sum(r['rule_converged'] for r in rows)} and {sum(r['before_converged'] for r in rows)} "
-            f"of {len(rows)}")
+def summary(rows) -> str:
+    """The line printed after a run: :func:`peers.report.rule_ablation` of ``rows``."""
+    import pandas as pd
+
+    from peers import report
+
+    s = report.rule_ablation(pd.DataFrame(rows))
+    return (f"{s['cells']} cells x {s['seeds']} seeds: rule / before {s['gm']:.3f} in geometric mean, from "
+            f"{s['ratio_min']:.2f} ({s['min_at']}) to {s['ratio_max']:.2f} ({s['max_at']}); totals (seed means) "
+            f"{s['rule_ms']:.1f} against {s['before_ms']:.1f} ms; certified {s['certified']} and "
+            f"{s['certified_before']} of {s['runs']}; methods differ in {s['changed']} runs, "
+            f"{s['changed_slower']} of them slower under the rule")
 
 
 def main(argv=None) -> int:
@@ -101,7 +97,7 @@ def main(argv=None) -> int:
                                  rule_cpu=rule[0], rule_methods=rule[1], rule_converged=rule[2],
                                  before_cpu=before[0], before_methods=before[1], before_converged=before[2]))
             common.write_csv(rows, args.csv)
-    print(summary(rows, args.seeds))
+    print(summary(rows))
     return 0
 
 

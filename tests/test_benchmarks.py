@@ -185,6 +185,23 @@ def test_missed_keeps_the_cells_left_to_coordinate_ascent_where_the_interior_poi
     assert list(report.missed(table, factor=1.2).index) == [0, 1, 3]
 
 
+def test_rule_ablation_averages_seeds_before_the_ratio_and_counts_changed_runs():
+    _benchmarks_on_path()
+    from peers import report
+
+    df = pd.DataFrame({"data": ["a", "a", "b", "b"], "pattern": ["free"] * 4, "lam_n": [1.0, 1.0, 10.0, 10.0],
+                       "seed": [0, 1, 0, 1], "rule_cpu": [1.0, 3.0, 2.0, 2.0], "before_cpu": [2.0, 2.0, 1.0, 1.0],
+                       "rule_methods": ["x", "x+y", "x", "x"], "before_methods": ["x", "x", "x", "x"],
+                       "rule_converged": [True, True, True, False], "before_converged": [True] * 4})
+    s = report.rule_ablation(df)
+    assert (s["cells"], s["seeds"], s["runs"]) == (2, 2, 4)
+    assert s["gm"] == pytest.approx(np.sqrt(1.0 * 2.0))       # seed means 2/2 and 2/1, not the runs' ratios
+    assert (s["ratio_min"], s["min_at"], s["ratio_max"], s["max_at"]) == (1.0, "a free, λn = 1", 2.0, "b free, λn = 10")
+    assert (s["rule_ms"], s["before_ms"]) == (pytest.approx(4000.0), pytest.approx(3000.0))
+    assert (s["certified"], s["certified_before"], s["changed"], s["changed_slower"]) == (3, 4, 1, 1)
+    assert s["changed_min"] == s["changed_max"] == 1.5
+
+
 def test_liblinear_passes_reports_a_point_within_the_accuracy_it_claims():
     _benchmarks_on_path()
     from peers import floor, linear

@@ -171,9 +171,21 @@ def test_extended_limit_goes_on_only_where_the_prediction_fits(rounds, tol, max_
 @given(st.lists(_round, min_size=2, max_size=6), st.floats(1e-10, 1e-2), st.floats(1.0, 1e6),
        st.floats(0.01, 2.0), st.floats(1e-3, 1e6), st.floats(0.0, 1.0))
 def test_an_extension_goes_on_only_where_its_own_rate_fits_too(rounds, tol, max_work, over, extra, at):
-    # since = where the last extension began (work between max_work and done, its best gap then):
-    # a further extension needs the rate over the later half and the extension's own rate to put
-    # tol within the limit; a gap that did not fall over the extension stops the run
+    # with EXTENSION_KEEPS_ITS_OWN_RATE (off by default: measured and rejected) and since = where
+    # the last extension began (work between max_work and done, its best gap then): a further
+    # extension needs the rate over the later half and the extension's own rate to put tol
+    # within the limit; a gap that did not fall over the extension stops the run
+    import svmcert.signsvm.shrinking_rounds as rounds_module
+
+    kept = rounds_module.EXTENSION_KEEPS_ITS_OWN_RATE
+    rounds_module.EXTENSION_KEEPS_ITS_OWN_RATE = True
+    try:
+        _check_extension_with_own_rate(rounds, tol, max_work, over, extra, at)
+    finally:
+        rounds_module.EXTENSION_KEEPS_ITS_OWN_RATE = kept
+
+
+def _check_extension_with_own_rate(rounds, tol, max_work, over, extra, at):
     rounds = sorted(rounds)
     done = max_work * (1.0 + over)
     w0 = max_work + at * (done - max_work)
@@ -191,15 +203,16 @@ def test_an_extension_goes_on_only_where_its_own_rate_fits_too(rounds, tol, max_
     assert extended_limit(rounds, tol, done, max_work, extra, since=None) == plain
 
 
-def test_a_stalled_extension_is_not_extended_again(monkeypatch):
+def test_a_stalled_extension_is_extended_again_only_without_the_rule(monkeypatch):
     # the later half's rate promises tol within the limit, the extension's own rate does not: the
-    # rule stops the run; without it (the rule before) the run goes on
+    # default (the rule off) goes on; with the rule on the run stops
     import svmcert.signsvm.shrinking_rounds as rounds_module
 
     rounds = [(100.0, 1e-3), (200.0, 1e-5), (300.0, 5e-6)]
+    assert not rounds_module.EXTENSION_KEEPS_ITS_OWN_RATE
+    assert extended_limit(rounds, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) == 400.0
+    monkeypatch.setattr(rounds_module, "EXTENSION_KEEPS_ITS_OWN_RATE", True)
     assert extended_limit(rounds, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) is None
-    monkeypatch.setattr(rounds_module, "EXTENSION_KEEPS_ITS_OWN_RATE", False)
-    assert extended_limit(rounds, 1e-6, 300.0, 200.0, 200.0, since=(200.0, 1e-5)) is not None
 
 
 def test_give_up_fires_on_a_slow_run_and_auto_still_certifies(monkeypatch):

@@ -11,7 +11,8 @@ import numpy as np
 from .common import RESULTS
 
 __all__ = ["PROVENANCE", "PATH_REASON", "classify", "load", "provenance_rows", "linear_table", "linear_summary", "libsvm_table",
-           "passes_table", "scaling_table", "benchopt_table", "certify_summary", "plan_comparison"]
+           "passes_table", "scaling_table", "benchopt_table", "certify_summary", "plan_comparison", "missed",
+           "rule_ablation"]
 
 PROVENANCE = ["date", "commit", "machine", "blas", "versions"]
 
@@ -152,6 +153,36 @@ def missed(table, method: str = "method", cpu: str = "auto_cpu", factor: float =
     columns of ``auto`` now, or ``method_before``, ``before_cpu`` and the like) did not run the
     interior-point method alone, though that method alone was at least ``factor`` times faster."""
     return table[(table[method] != "interior-point") & (table["ipm_alone_cpu"] < table[cpu] / factor)]
+
+
+def rule_ablation(df) -> dict:
+    """A (cell, seed) file of ``benchmarks/give_up_rule.py`` or ``extension_rule.py``: ``auto``
+    with a rule of coordinate ascent's rounds (``rule_*`` columns) and without it (``before_*``).
+
+    Over the cells' seed-averaged times: ``cells``, ``seeds``, ``gm`` (geometric mean of rule over
+    before), ``ratio_min`` and ``ratio_max`` with the cells where they occur (``min_at``,
+    ``max_at``: "data pattern, λn = ..."), ``rule_ms`` and ``before_ms`` (totals); over the runs:
+    ``runs``, ``certified`` and ``certified_before``, ``changed`` (runs whose methods differ),
+    ``changed_slower`` (those of them slower under the rule) and the range of their time under the
+    rule over before (``changed_min``, ``changed_max``; NaN if none changed)."""
+    keys = ["data", "pattern", "lam_n"]
+    means = df.groupby(keys, sort=False)[["rule_cpu", "before_cpu"]].mean()
+    ratio = means["rule_cpu"] / means["before_cpu"]
+
+    def at(key):
+        return f"{key[0]} {key[1]}, λn = {key[2]:g}"
+
+    changed = df[df["rule_methods"] != df["before_methods"]]
+    speed = changed["rule_cpu"] / changed["before_cpu"]
+    return {"cells": len(means), "seeds": int(df["seed"].nunique()), "gm": float(np.exp(np.log(ratio).mean())),
+            "ratio_min": float(ratio.min()), "min_at": at(ratio.idxmin()),
+            "ratio_max": float(ratio.max()), "max_at": at(ratio.idxmax()),
+            "rule_ms": 1e3 * float(means["rule_cpu"].sum()), "before_ms": 1e3 * float(means["before_cpu"].sum()),
+            "runs": len(df), "certified": int(df["rule_converged"].astype(bool).sum()),
+            "certified_before": int(df["before_converged"].astype(bool).sum()),
+            "changed": len(changed), "changed_slower": int((changed["rule_cpu"] > changed["before_cpu"]).sum()),
+            "changed_min": float(speed.min()) if len(changed) else float("nan"),
+            "changed_max": float(speed.max()) if len(changed) else float("nan")}
 
 
 def finite(x):
