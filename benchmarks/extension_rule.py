@@ -20,25 +20,20 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from give_up_rule import cells, summary, timed_auto  # noqa: E402
+from give_up_rule import arguments, cells, summary, timed_auto  # noqa: E402
 from peers import common  # noqa: E402
 
 CONSTANT = "EXTENSION_KEEPS_ITS_OWN_RATE"
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", nargs="+", default=[d for d in common.DATA if d != "mnist5k"])
-    ap.add_argument("--seeds", type=int, default=6)
-    ap.add_argument("--csv", default=str(common.RESULTS / "extension_rule.csv"))
-    args = ap.parse_args(argv)
+    args = arguments(argv, __doc__, "extension_rule.csv")
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         common.warm_up()

@@ -79,12 +79,18 @@ def summary(rows) -> str:
             f"{s['changed_slower']} of them slower under the rule")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(argv, doc: str, csv_name: str):
+    """The options of the rule scripts (this one and ``extension_rule.py``): ``--data`` (default
+    the seven LIBSVM sets), ``--seeds`` (6) and ``--csv`` (default ``results/<csv_name>``)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--data", nargs="+", default=[d for d in common.DATA if d != "mnist5k"])
     ap.add_argument("--seeds", type=int, default=6)
-    ap.add_argument("--csv", default=str(common.RESULTS / "give_up_rule.csv"))
-    args = ap.parse_args(argv)
+    ap.add_argument("--csv", default=str(common.RESULTS / csv_name))
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = arguments(argv, __doc__, "give_up_rule.csv")
     share = rounds_module.GIVE_UP_FROM_SHARE
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
