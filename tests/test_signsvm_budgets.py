@@ -186,6 +186,51 @@ def test_the_rows_threshold_with_and_without_sign_constraints():
                          constrained=constrained)[0] == "dual-coordinate"
 
 
+@pytest.mark.parametrize("constrained", [False, True])
+def test_a_sparse_x_beyond_the_dense_limit_in_passes_needs_rows_as_long_as_the_sparse_threshold(constrained):
+    # d = 1000, 10 nonzeros a row: the model puts the interior-point method at 60 passes at
+    # n = 1e5 (between AUTO_IPM_MAX_PASSES and the sparse limit) and 27 at 1e6 (within the dense
+    # limit). The plan flips at AUTO_IPM_ABOVE_SCALED_NORM_SPARSE lam n at 1e5 and at the dense
+    # threshold at 1e6; a dense X of either shape keeps the dense threshold
+    from svmcert.signsvm.plan import AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_MAX_PASSES, ipm_passes
+    from svmcert.signsvm.solve import AUTO_IPM_MAX_PASSES_SPARSE
+
+    dense = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
+    assert dense < AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
+    for n, threshold in ((100_000, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE), (1_000_000, dense)):
+        passes = ipm_passes(n, 1000, True, 10 * n)
+        assert (passes > AUTO_IPM_MAX_PASSES) == (threshold == AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
+        assert passes <= AUTO_IPM_MAX_PASSES_SPARSE
+        lam = 5.0 / n
+        edge = threshold * lam * n
+        plan = [auto_plan(n, 1000, 10 * n, lam, True, row_norm=r, constrained=constrained)[0]
+                for r in (edge, np.nextafter(edge, 0))]
+        assert plan == ["interior-point", "dual-coordinate"]
+    lam = 5.0 / 100_000                     # between the thresholds, dense: the dense rule (model 20 passes)
+    q = 0.5 * (dense + AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
+    assert auto_plan(100_000, 100, 10**7, lam, row_norm=q * 5.0, constrained=constrained)[0] == "interior-point"
+
+
+def test_sparse_rows_between_the_thresholds_start_with_coordinate_ascent_and_certify():
+    # 3e4 x 800 CSR, 1.5% nonzeros (model about 100 passes) at q = 2: coordinate ascent first
+    # (under the dense threshold's rule it would be the interior-point method alone), certified
+    from scipy import sparse
+
+    from svmcert.signsvm.plan import AUTO_IPM_MAX_PASSES, ipm_passes
+
+    n, d = 30000, 800
+    rng = np.random.default_rng(5)
+    y = np.repeat([1.0, -1.0], n // 2)
+    X = sparse.random(n, d, density=0.015, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    X.data += np.repeat(y, np.diff(X.indptr)) / np.sqrt(12.0)
+    assert ipm_passes(n, d, True, X.nnz) > AUTO_IPM_MAX_PASSES
+    lam = row_norm_scale(X) / (2.0 * n)
+    res = signsvm.solve(X, y, lam)
+    assert res.history["method"][0] == "dual-coordinate" and res.converged
+    P, D = _check_certificate(res, X, y, lam, np.zeros(d))         # the public objectives take CSR
+    assert P - D <= 1e-6 * P
+
+
 def test_row_norm_scale_is_the_mean_squared_row_norm_in_any_layout():
     from scipy import sparse
 

@@ -10,7 +10,9 @@ measured times):
 - where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration,
   a small dense problem, or with d <= n it costs at most AUTO_IPM_MAX_PASSES passes of coordinate
   ascent by the time models, AUTO_IPM_MAX_PASSES_SPARSE for a sparse X) and the mean squared norm
-  of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM: the interior-point method too. That ratio, liblinear's
+  of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
+  for a sparse X on which the method costs more than AUTO_IPM_MAX_PASSES passes): the
+  interior-point method too. That ratio, liblinear's
   C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
   many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
@@ -42,6 +44,7 @@ from .working_set import tries_working_set
 
 __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
+           "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
            "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "IPM_WORKING_SET_ITERATIONS", "DCA_SEC_PER_WORK",
            "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
@@ -82,6 +85,23 @@ lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budge
 coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
 threshold sits between the two. The free pattern kept 2 until the run of
 AUTO_IPM_ABOVE_SCALED_NORM's docstring."""
+AUTO_IPM_ABOVE_SCALED_NORM_SPARSE = 3.0
+"""The threshold of the rule on the rows' norm for a sparse X on which the interior-point method's
+estimate is above AUTO_IPM_MAX_PASSES passes (up to AUTO_IPM_MAX_PASSES_SPARSE; at or below it the
+thresholds of a dense X apply). There the method is cheap only by the sparse rule's wider limit,
+and coordinate ascent, whose passes over short rows are cheap, was the faster plan in most cells
+with q = mean ||x_i||^2 / (lam n) under 3. Chosen on the two sparse files of
+``benchmarks/auto_plan.py`` (``results/auto_plan_sparse.csv``, ``auto_plan_sparse_heldout.csv``,
+both run before the rule), replaying the plan on their times: ``auto`` / oracle 1.010 -> 0.993 and
+1.098 -> 1.037 in geometric mean. The threshold alone (at any number of passes) replayed at 1.007
+and 1.010 but lost where the method is cheapest: at n = 1e6 (d = 1000, 1%, q = 2, model 23
+passes) coordinate ascent alone took 1.8 times the interior-point method. Both candidates were
+then timed on eight shapes no constant of the plan had been chosen on
+(``benchmarks/sparse_rows_rule.py``, ``results/sparse_rows_rule.csv``: n from 4e4 to 6e5, d from
+400 to 1500, densities 0.4-2%, q in {1.5, 2.5, 3.5}, free and mixed signs; 48 cells, another
+machine): ``auto`` over the faster of its two plans was 1.170 in geometric mean without the rule
+(at most 2.60; 37.8 s in all), 1.173 with the threshold at any number of passes (39.9 s) and 1.048
+with this rule (at most 1.51; 34.0 s)."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
@@ -243,7 +263,9 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
 
     ``row_norm``: the rows' typical squared norm (:func:`row_norm_scale`); None leaves the rule
     on it out (the plan of shape and lambda alone). ``constrained``: the problem has sign
-    constraints, which lowers that rule's threshold to AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED. ``nnz`` enters the interior-point method's
+    constraints, which sets that rule's threshold to AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED; a
+    sparse X on which the method's estimate is above AUTO_IPM_MAX_PASSES passes has
+    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE. ``nnz`` enters the interior-point method's
     time model, and with it the budget, only for a sparse X (:func:`ipm_seconds`).
 
     Returns
@@ -270,12 +292,18 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     'dual-coordinate'
     >>> auto_plan(100_000, 100, 10**7, 1.0 / 100_000, row_norm=100.0)[0]    # Gaussian, d = 100
     'interior-point'
+    >>> [auto_plan(n, 1000, 10 * n, 5.0 / n, sparse=True, row_norm=11.0)[0]     # q = 2.2, 10 a row
+    ...  for n in (100_000, 1_000_000)]                                          # model 60, 27 passes
+    ['dual-coordinate', 'interior-point']
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    if (row_norm is not None and ipm_is_cheap(n, d, sparse, nnz)
-            and row_norm >= (AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM) * lam * n):
-        return "interior-point", 0
+    if row_norm is not None and ipm_is_cheap(n, d, sparse, nnz):
+        threshold = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
+        if sparse and ipm_passes(n, d, True, nnz) > AUTO_IPM_MAX_PASSES:
+            threshold = max(threshold, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
+        if row_norm >= threshold * lam * n:
+            return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
                                          / DCA_SEC_PER_WORK))
 

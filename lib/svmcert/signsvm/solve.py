@@ -18,7 +18,8 @@ from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
 from .interior_point import IPM_MAX_ITER, run_interior_point
 from .plan import (AUTO_DCA_EXTRA, AUTO_DCA_SHARE, AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED,
-                   AUTO_IPM_BELOW_LAM_N, AUTO_IPM_MAX_PASSES, AUTO_IPM_MAX_PASSES_SPARSE, DCA_MAX_EPOCHS,
+                   AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_BELOW_LAM_N, AUTO_IPM_MAX_PASSES,
+                   AUTO_IPM_MAX_PASSES_SPARSE, DCA_MAX_EPOCHS,
                    DCA_SEC_PER_WORK, IPM_FUSED_SEC, IPM_ITERATIONS, IPM_SEC, IPM_SPARSE_SEC, SPARSE_IPM_MAX_DIM,
                    auto_plan, auto_work_options, ipm_is_cheap, ipm_seconds, row_norm_scale)
 from .problem import SignSVMProblem, check_time_limit, make_problem
@@ -27,7 +28,8 @@ from .result import SolverResult
 
 __all__ = ["SOLVERS", "solve", "solve_problem", "auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap",
            "row_norm_scale", "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM",
-           "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED", "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE",
+           "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED", "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE", "AUTO_IPM_MAX_PASSES",
+           "AUTO_IPM_MAX_PASSES_SPARSE",
            "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA", "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS",
            "DCA_SEC_PER_WORK", "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
 
