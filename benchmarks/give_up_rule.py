@@ -49,14 +49,14 @@ def cells(data_sets):
                     yield data, pattern, lam_n, X, y, sign
 
 
-def timed_auto(X, y, lam, sign, seed, share, constant="GIVE_UP_FROM_SHARE"):
+def timed_auto(X, y, lam, sign, seed, value, constant="GIVE_UP_FROM_SHARE"):
     """CPU seconds of ``solve(auto)`` (best of repeated calls) with ``shrinking_rounds.<constant>``
-    set to ``share`` for the call, the methods it ran, whether it certified and its coordinate
+    set to ``value`` for the call, the methods it ran, whether it certified and its coordinate
     ascent's work."""
     from svmcert import signsvm
 
     kept = getattr(rounds_module, constant)
-    setattr(rounds_module, constant, share)
+    setattr(rounds_module, constant, value)
     try:
         t = common.timed(lambda: signsvm.solve(X, y, lam, sign, seed=seed), repeat=5, min_seconds=0.02)
     finally:
