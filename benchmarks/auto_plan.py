@@ -37,8 +37,7 @@ sparse time model's cost in passes (``ipm_passes_model``), and beside auto with 
 before it counted the working set's iterations apart (``auto_model_before``: IPM_WORKING_SET_ITERATIONS
 = (12, 12)), with the sparse rule's limit as it was (``auto_passes_before``: 64 passes) and without
 the sparse threshold on the rows' norm (``auto_sparse_norm_before``); writes
-``results/auto_plan_sparse.csv`` (the committed file and its held-out twin predate that last
-column).
+``results/auto_plan_sparse.csv``.
 ``--row-ratios Q [Q ...]`` runs the data sets at the lam n where mean ||x_i||^2 / (lam n) is each
 Q (the statistic of the rule on the rows' norm; lam n below 0.1 skipped), beside auto with the free
 threshold as it was (AUTO_IPM_ABOVE_SCALED_NORM = 2); writes ``results/auto_plan_ratios.csv``.

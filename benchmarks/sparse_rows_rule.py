@@ -5,7 +5,8 @@ that rule off (coordinate ascent first, within its budget, then the interior-poi
 sparse shapes that no constant of the plan was chosen on.
 
 The candidate rules were fixed from ``results/auto_plan_sparse.csv`` and
-``results/auto_plan_sparse_heldout.csv`` before this script ran (replayed on those files' times):
+``results/auto_plan_sparse_heldout.csv`` before this script ran (replayed on those files' times
+in their run of 2026-12-06 at eedd2ac; both were rerun with the adopted rule the next day):
 
 - R0, the plan as it is: the interior-point method alone from q = 1.25 (grid 1.010, held-out
   1.098 times the faster method alone, geometric mean);

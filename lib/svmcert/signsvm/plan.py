@@ -92,8 +92,8 @@ thresholds of a dense X apply). There the method is cheap only by the sparse rul
 and coordinate ascent, whose passes over short rows are cheap, was the faster plan in most cells
 with q = mean ||x_i||^2 / (lam n) under 3. Chosen on the two sparse files of
 ``benchmarks/auto_plan.py`` (``results/auto_plan_sparse.csv``, ``auto_plan_sparse_heldout.csv``,
-both run before the rule), replaying the plan on their times: ``auto`` / oracle 1.010 -> 0.993 and
-1.098 -> 1.037 in geometric mean. The threshold alone (at any number of passes) replayed at 1.007
+in their run of 2026-12-06, before the rule), replaying the plan on their times: ``auto`` /
+oracle 1.010 -> 0.993 and 1.098 -> 1.037 in geometric mean. The threshold alone (at any number of passes) replayed at 1.007
 and 1.010 but lost where the method is cheapest: at n = 1e6 (d = 1000, 1%, q = 2, model 23
 passes) coordinate ascent alone took 1.8 times the interior-point method. Both candidates were
 then timed on eight shapes no constant of the plan had been chosen on
@@ -101,7 +101,10 @@ then timed on eight shapes no constant of the plan had been chosen on
 400 to 1500, densities 0.4-2%, q in {1.5, 2.5, 3.5}, free and mixed signs; 48 cells, another
 machine): ``auto`` over the faster of its two plans was 1.170 in geometric mean without the rule
 (at most 2.60; 37.8 s in all), 1.173 with the threshold at any number of passes (39.9 s) and 1.048
-with this rule (at most 1.51; 34.0 s)."""
+with this rule (at most 1.51; 34.0 s). Both sparse files, rerun with the rule beside ``auto``
+without it (``auto_sparse_norm_before``): the grid moved 4 of 84 cells (0.49-1.27 times; auto /
+oracle 1.004 against 0.997, within the timing noise) and the held-out shapes 6 of 84, each faster
+(0.32-0.71 times; 1.044 against 1.089)."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
@@ -120,20 +123,20 @@ model's cost per pass falls as n grows: on the sparse family of the floor benchm
 ``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
 densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan against each method
 alone, beside the plan without the rule and with its limit at 64 passes, where it stood until the
-model priced the working set. In the run the file holds (all 84 certified) the rule moves 42 cells
-(n >= 3e4) to the interior-point method alone, at 0.46-1.92 times their time without it (median
-0.67), and ``auto`` / oracle is 1.01 in geometric mean (at most 2.24) against 1.16 without it and
-1.03 at 64 passes (at most 2.49). Raising the limit to 128 moved 16 cells (model 71-106 passes),
-13.8 s in all against 17.8 s, each at 0.46-1.97 times (median 0.73); 5 got slower, 4 of them at
-lam n = 10, where coordinate ascent certifies in a few hundred passes. The limit was read off the
-previous run's times (there 10 misses fell to 3 and auto / oracle 1.075 to 1.018 when replayed at
-any limit from 106 to 144). On shapes it was not chosen on (``results/auto_plan_sparse_heldout.csv``:
-3e4 and 1e5 x 300, 2e4 x 500, 5e4 x 1000, 3e4, 1e5 and 2e5 x 2000; 84 cells, all certified) 128
-against 64 moved 18 cells, 24.4 s in all against 30.7 s, 10 faster (0.35-0.89) and 8 slower
-(1.08-3.31, 4 at lam n = 10 and two at 2e4 x 500 and 0.5%, lam n = 1), and auto / oracle was 1.10
-at both limits (1.13 without the rule): a saving in sum, about neutral cell by cell. Misses left
-in the grid (the interior-point method alone at least 1.5 times faster than the plan): 3 against 9
-at 64 passes, at n = 1e4 and 3e4, model 144-181 passes, 1.6-2.2 times."""
+model priced the working set. In the run the file holds (2026-12-07, with the sparse threshold on
+the rows' norm; all 84 certified) the rule moves 38 cells (n >= 3e4) to the interior-point method
+alone, at 0.49-1.98 times their time without it (median 0.67), and ``auto`` / oracle is 1.004 in
+geometric mean (at most 2.37) against 1.14 without it and 1.02 at 64 passes (at most 2.31).
+Raising the limit to 128 moved 14 cells (model 71-106 passes), 14.5 s in all against 18.7 s, each
+at 0.49-2.04 times (median 0.70); 4 got slower, all at lam n = 10, where coordinate ascent
+certifies in a few hundred passes. The limit was read off an earlier run's times (there 10 misses
+fell to 3 and auto / oracle 1.075 to 1.018 when replayed at any limit from 106 to 144). On shapes
+it was not chosen on (``results/auto_plan_sparse_heldout.csv``: 3e4 and 1e5 x 300, 2e4 x 500,
+5e4 x 1000, 3e4, 1e5 and 2e5 x 2000; 84 cells, all certified) 128 against 64 moved 14 cells,
+19.6 s in all against 30.9 s, 10 faster and 4 slower (up to 2.83 times, rows 3.5-7 lam n long),
+and auto / oracle was 1.04 against 1.07 at 64 passes (1.12 without the rule). Misses left in the
+grid (the interior-point method alone at least 1.5 times faster than the plan): 3 against 9 at 64
+passes, at n = 1e4 and 3e4, model 144-181 passes, 1.5-2.2 times."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
