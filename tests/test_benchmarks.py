@@ -169,6 +169,8 @@ def test_plan_comparison_counts_the_moved_cells_and_both_oracle_ratios():
     assert list(table["rows_over_lam_n"]) == [3.0, 1.5, 0.5]
     assert summary["cells"] == 3 and summary["moved"] == 2          # the second cell ran the same method
     assert (summary["speed_min"], summary["speed_max"], summary["speed_median"]) == (0.5, 0.75, 0.625)
+    assert (summary["seconds"], summary["seconds_before"], summary["slower"]) == (4.0, 6.0, 0)
+    assert summary["twin_offset"] == pytest.approx(0.0)             # the unmoved cell: 2.0 against 2.0
     assert summary["gm"] == 1.0
     assert summary["gm_before"] == pytest.approx((2.0 * 1.0 * 4.0 / 3.0) ** (1 / 3))
 

@@ -192,7 +192,7 @@ def test_a_sparse_x_beyond_the_dense_limit_in_passes_needs_rows_as_long_as_the_s
     # n = 1e5 (between AUTO_IPM_MAX_PASSES and the sparse limit) and 27 at 1e6 (within the dense
     # limit). The plan flips at AUTO_IPM_ABOVE_SCALED_NORM_SPARSE lam n at 1e5 and at the dense
     # threshold at 1e6; a dense X of either shape keeps the dense threshold
-    from svmcert.signsvm.plan import AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_MAX_PASSES, ipm_passes
+    from svmcert.signsvm.plan import AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_MAX_PASSES, ipm_passes, rows_threshold
     from svmcert.signsvm.solve import AUTO_IPM_MAX_PASSES_SPARSE
 
     dense = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
@@ -200,6 +200,7 @@ def test_a_sparse_x_beyond_the_dense_limit_in_passes_needs_rows_as_long_as_the_s
     for n, threshold in ((100_000, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE), (1_000_000, dense)):
         passes = ipm_passes(n, 1000, True, 10 * n)
         assert (passes > AUTO_IPM_MAX_PASSES) == (threshold == AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
+        assert rows_threshold(n, 1000, 10 * n, True, constrained) == threshold
         assert passes <= AUTO_IPM_MAX_PASSES_SPARSE
         lam = 5.0 / n
         edge = threshold * lam * n
@@ -209,6 +210,7 @@ def test_a_sparse_x_beyond_the_dense_limit_in_passes_needs_rows_as_long_as_the_s
     lam = 5.0 / 100_000                     # between the thresholds, dense: the dense rule (model 20 passes)
     q = 0.5 * (dense + AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
     assert auto_plan(100_000, 100, 10**7, lam, row_norm=q * 5.0, constrained=constrained)[0] == "interior-point"
+    assert rows_threshold(100_000, 100, 10**7, False, constrained) == dense
 
 
 def test_sparse_rows_between_the_thresholds_start_with_coordinate_ascent_and_certify():

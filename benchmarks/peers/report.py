@@ -123,7 +123,10 @@ def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
     CPU seconds of ``auto`` now and before, of each method alone, and both over the oracle (the
     faster method alone that certified). The summary: ``cells``, ``moved`` (cells whose methods
     differ), ``speed_min``, ``speed_max`` and ``speed_median`` of the moved cells' time now over
-    before (NaN if none moved), and ``gm`` and ``gm_before``, the geometric means of auto over the
+    before (NaN if none moved), ``seconds`` and ``seconds_before`` (the moved cells' times summed),
+    ``slower`` (moved cells slower now), ``twin_offset`` (over the cells not moved, where both runs
+    follow one plan, the geometric mean of now over before, minus 1: the timing noise of the pair;
+    NaN if every cell moved), and ``gm`` and ``gm_before``, the geometric means of auto over the
     oracle now and before."""
     import pandas as pd
 
@@ -137,12 +140,17 @@ def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
                  "before_ratio_oracle": was / df["oracle_cpu"]})
     table = pd.DataFrame(cols)
     moved = table[table["method"] != table["method_before"]]
+    same = table[table["method"] == table["method_before"]]
     speed = moved["auto_cpu"] / moved["before_cpu"]
     nan = float("nan")
     summary = {"cells": len(table), "moved": len(moved),
                "speed_min": float(speed.min()) if len(moved) else nan,
                "speed_max": float(speed.max()) if len(moved) else nan,
                "speed_median": float(speed.median()) if len(moved) else nan,
+               "seconds": float(moved["auto_cpu"].sum()), "seconds_before": float(moved["before_cpu"].sum()),
+               "slower": int((speed > 1).sum()),
+               "twin_offset": float(np.exp(np.log(same["auto_cpu"] / same["before_cpu"]).mean()) - 1) if len(same)
+               else nan,
                "gm": float(np.exp(np.log(table["auto_ratio_oracle"]).mean())),
                "gm_before": float(np.exp(np.log(table["before_ratio_oracle"]).mean()))}
     return table, summary

@@ -43,6 +43,7 @@ from .sparse_ipm_cost import IPM_SPARSE_SEC, sparse_iteration_seconds
 from .working_set import tries_working_set
 
 __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
+           "rows_threshold",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
            "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
@@ -93,9 +94,10 @@ and coordinate ascent, whose passes over short rows are cheap, was the faster pl
 with q = mean ||x_i||^2 / (lam n) under 3. Chosen on the two sparse files of
 ``benchmarks/auto_plan.py`` (``results/auto_plan_sparse.csv``, ``auto_plan_sparse_heldout.csv``,
 in their run of 2026-12-06, before the rule), replaying the plan on their times: ``auto`` /
-oracle 1.010 -> 0.993 and 1.098 -> 1.037 in geometric mean. The threshold alone (at any number of passes) replayed at 1.007
-and 1.010 but lost where the method is cheapest: at n = 1e6 (d = 1000, 1%, q = 2, model 23
-passes) coordinate ascent alone took 1.8 times the interior-point method. Both candidates were
+oracle 1.010 -> 0.993 and 1.098 -> 1.037 in geometric mean. The threshold alone (at any number
+of passes) replayed at 1.007 and 1.010 but lost where the method is cheapest: at n = 1e6 (d =
+1000, 1%, q = 2, model 23 passes) coordinate ascent alone took 1.8 times the interior-point
+method. Both candidates were
 then timed on eight shapes no constant of the plan had been chosen on
 (``benchmarks/sparse_rows_rule.py``, ``results/sparse_rows_rule.csv``: n from 4e4 to 6e5, d from
 400 to 1500, densities 0.4-2%, q in {1.5, 2.5, 3.5}, free and mixed signs; 48 cells, another
@@ -301,14 +303,30 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    if row_norm is not None and ipm_is_cheap(n, d, sparse, nnz):
-        threshold = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
-        if sparse and ipm_passes(n, d, True, nnz) > AUTO_IPM_MAX_PASSES:
-            threshold = max(threshold, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
-        if row_norm >= threshold * lam * n:
-            return "interior-point", 0
+    if (row_norm is not None and ipm_is_cheap(n, d, sparse, nnz)
+            and row_norm >= rows_threshold(n, d, nnz, sparse, constrained) * lam * n):
+        return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
                                          / DCA_SEC_PER_WORK))
+
+
+def rows_threshold(n: int, d: int, nnz: int, sparse: bool = False, constrained: bool = False) -> float:
+    """The threshold of :func:`auto_plan`'s rule on the rows' norm: where the interior-point method
+    is cheap, ``auto`` runs it alone once the rows' mean squared norm is at least this many times
+    lam n. AUTO_IPM_ABOVE_SCALED_NORM, or AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED with sign
+    constraints; for a sparse X on which the method's estimate is above AUTO_IPM_MAX_PASSES passes,
+    at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE.
+
+    Examples
+    --------
+    >>> from svmcert.signsvm.plan import rows_threshold
+    >>> [rows_threshold(n, 1000, 10 * n, sparse=True) for n in (100_000, 1_000_000)]   # 60, 27 passes
+    [3.0, 1.25]
+    """
+    threshold = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
+    if sparse and ipm_passes(n, d, True, nnz) > AUTO_IPM_MAX_PASSES:
+        threshold = max(threshold, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
+    return threshold
 
 
 def row_norm_scale(X) -> float:
