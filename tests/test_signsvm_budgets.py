@@ -23,6 +23,8 @@ from svmcert.signsvm.shrinking_rounds import (POLISH_AFTER_EPOCHS, POLISH_ATTEMP
 from svmcert.signsvm.solve import (AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_BELOW_LAM_N,
                                    auto_plan, row_norm_scale)
 
+from svmcert.signsvm.plan import AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY, rows_threshold
+
 plan_module = importlib.import_module("svmcert.signsvm.plan")    # the rules of auto (patched where a test turns one off)
 
 
@@ -91,7 +93,8 @@ def test_solve_auto_picks_by_shape_and_lambda():
 def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_against_lam_n():
     # the rule on mean ||x||^2 / (lam n): the scaled-down Gaussian case (||x||^2 ~ 100) at lam n
     # = 1 runs the interior-point method alone; the same rows divided by 10 (||x||^2 ~ 1) start
-    # with coordinate ascent; a sparse X (no compiled interior-point iteration) keeps the old plan
+    # with coordinate ascent; as a sparse X (no compiled interior-point iteration, and the method
+    # beyond the sparse limit in passes) the rows need AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n
     from scipy import sparse
 
     X, y = _gaussian_classes(500, 100)
@@ -102,7 +105,14 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
     _check_certificate(res, X, y, lam, np.zeros(100))
     short = signsvm.solve(X / 10.0, y, lam)
     assert short.history["method"][0] == "dual-coordinate" and short.converged
-    assert signsvm.solve(sparse.csr_matrix(X), y, lam).history["method"][0] == "dual-coordinate"
+    Xs = sparse.csr_matrix(X)
+    assert rows_threshold(500, 100, Xs.nnz, True) == AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+    q = row_norm_scale(X) / (lam * 500)
+    assert q >= AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+    costly = signsvm.solve(Xs, y, lam)
+    assert costly.history["method"] == ["interior-point"] and costly.converged
+    below = Xs * np.sqrt(0.5 * AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY / q)      # rows 7.5 lam n long
+    assert signsvm.solve(below, y, lam).history["method"][0] == "dual-coordinate"
     # the threshold itself: the plan flips where row_norm crosses AUTO_IPM_ABOVE_SCALED_NORM lam n
     edge = AUTO_IPM_ABOVE_SCALED_NORM * lam * 500
     assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "interior-point"
@@ -113,8 +123,10 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
 def test_the_rows_rule_reaches_large_dense_problems_where_the_interior_point_method_is_cheap():
     # 12000 x 100 is beyond the compiled iteration (n d > 2^20), but the interior-point method
     # costs about 15 passes of coordinate ascent there (ipm_is_cheap): the Gaussian rows (||x||^2
-    # ~ 100 at lam n = 1) go to it alone and it certifies; the same shape as CSR, d > n, or a
-    # wide dense shape whose method costs many passes (MNIST-5k's, 54) keep coordinate ascent first
+    # ~ 100 at lam n = 1) go to it alone and it certifies; the same shape as CSR (the sparse model:
+    # about 177 passes, not cheap) needs rows AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n long, and
+    # d > n or a wide dense shape whose method costs many passes (MNIST-5k's, 54) keep coordinate
+    # ascent first
     from svmcert.signsvm.interior_point import uses_compiled_iteration
     from svmcert.signsvm.solve import AUTO_IPM_MAX_PASSES, DCA_SEC_PER_WORK, ipm_is_cheap, ipm_seconds
 
@@ -126,7 +138,8 @@ def test_the_rows_rule_reaches_large_dense_problems_where_the_interior_point_met
     assert res.history["method"] == ["interior-point"] and res.converged
     _check_certificate(res, X, y, lam, np.zeros(d))
     assert auto_plan(n, d, X.size, lam, row_norm=row_norm_scale(X))[0] == "interior-point"
-    assert auto_plan(n, d, X.size, lam, sparse=True, row_norm=row_norm_scale(X))[0] == "dual-coordinate"
+    assert auto_plan(n, d, X.size, lam, sparse=True, row_norm=row_norm_scale(X))[0] == "interior-point"
+    assert auto_plan(n, d, X.size, lam, sparse=True, row_norm=10.0)[0] == "dual-coordinate"      # 10 lam n
     assert not ipm_is_cheap(n, d, sparse=True) and not ipm_is_cheap(100, 1000)
     # the threshold in passes, from the time models: MNIST-5k's shape is beyond it
     cost = ipm_seconds(5000, 784) / ((5000 * 784 + 4 * 5000) * DCA_SEC_PER_WORK)
@@ -211,6 +224,40 @@ def test_a_sparse_x_beyond_the_dense_limit_in_passes_needs_rows_as_long_as_the_s
     q = 0.5 * (dense + AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)
     assert auto_plan(100_000, 100, 10**7, lam, row_norm=q * 5.0, constrained=constrained)[0] == "interior-point"
     assert rows_threshold(100_000, 100, 10**7, False, constrained) == dense
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_a_sparse_x_beyond_the_sparse_limit_in_passes_needs_rows_as_long_as_the_costly_threshold(constrained):
+    # 1e4 x 1000 CSR, 10 nonzeros a row: the model puts the interior-point method at about 226
+    # passes, beyond AUTO_IPM_MAX_PASSES_SPARSE (not cheap), yet it can run (d <= n, d <=
+    # SPARSE_IPM_MAX_DIM). Rows at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n long go to it
+    # alone and it certifies; just below, coordinate ascent comes first. Beyond SPARSE_IPM_MAX_DIM,
+    # with d > n, or for a dense X of that cost the rule does not apply (an infinite threshold)
+    from scipy import sparse
+
+    from svmcert.signsvm.plan import AUTO_IPM_MAX_PASSES_SPARSE, SPARSE_IPM_MAX_DIM, ipm_is_cheap, ipm_passes
+
+    n, d = 10_000, 1000
+    rng = np.random.default_rng(11)
+    y = np.repeat([1.0, -1.0], n // 2)
+    X = sparse.random(n, d, density=0.01, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    X.data += np.repeat(y, np.diff(X.indptr)) / np.sqrt(10.0)
+    assert ipm_passes(n, d, True, X.nnz) > AUTO_IPM_MAX_PASSES_SPARSE and not ipm_is_cheap(n, d, True, X.nnz)
+    threshold = AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+    assert rows_threshold(n, d, X.nnz, True, constrained) == threshold
+    sign = np.where(np.arange(d) % 2 == 0, 1.0, 0.0) if constrained else np.zeros(d)
+    lam = row_norm_scale(X) / (1.2 * threshold * n)
+    res = signsvm.solve(X, y, lam, sign)
+    assert res.history["method"] == ["interior-point"] and res.converged
+    P, D = _check_certificate(res, X, y, lam, sign)
+    assert P - D <= 1e-6 * P
+    edge = threshold * lam * n
+    assert [auto_plan(n, d, X.nnz, lam, True, row_norm=r, constrained=constrained)[0]
+            for r in (edge, np.nextafter(edge, 0))] == ["interior-point", "dual-coordinate"]
+    assert rows_threshold(n, SPARSE_IPM_MAX_DIM + 1, X.nnz, True, constrained) == np.inf
+    assert rows_threshold(500, 1000, X.nnz, True, constrained) == np.inf            # d > n
+    assert not ipm_is_cheap(5000, 784) and rows_threshold(5000, 784, 5000 * 784, False, constrained) == np.inf
+    assert auto_plan(5000, 784, 5000 * 784, 1.0 / 5000, row_norm=100.0, constrained=constrained)[0] == "dual-coordinate"
 
 
 def test_sparse_rows_between_the_thresholds_start_with_coordinate_ascent_and_certify():

@@ -12,7 +12,8 @@ measured times):
   ascent by the time models, AUTO_IPM_MAX_PASSES_SPARSE for a sparse X) and the mean squared norm
   of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
   for a sparse X on which the method costs more than AUTO_IPM_MAX_PASSES passes): the
-  interior-point method too. That ratio, liblinear's
+  interior-point method too; on a sparse X on which that method is not cheap but can run, from
+  AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY on. That ratio, liblinear's
   C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
   many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
@@ -37,6 +38,8 @@ up to DCA_MAX_EPOCHS passes.
 
 from __future__ import annotations
 
+import math
+
 from ._dca_kernel import ROW_WORK
 from .interior_point import uses_compiled_iteration
 from .sparse_ipm_cost import IPM_SPARSE_SEC, sparse_iteration_seconds
@@ -45,7 +48,7 @@ from .working_set import tries_working_set
 __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm_passes", "row_norm_scale",
            "rows_threshold",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
-           "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE",
+           "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE", "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
            "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "IPM_WORKING_SET_ITERATIONS", "DCA_SEC_PER_WORK",
            "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
@@ -107,6 +110,17 @@ with this rule (at most 1.51; 34.0 s). Both sparse files, rerun with the rule be
 without it (``auto_sparse_norm_before``): the grid moved 4 of 84 cells (0.49-1.27 times; auto /
 oracle 1.004 against 0.997, within the timing noise) and the held-out shapes 6 of 84, each faster
 (0.32-0.71 times; 1.044 against 1.089)."""
+AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY = 15.0
+"""The threshold of the rule on the rows' norm for a sparse X on which the interior-point method is
+not cheap (its estimate above AUTO_IPM_MAX_PASSES_SPARSE passes) but can run (d <= n, d <= SPARSE_IPM_MAX_DIM):
+from mean ||x_i||^2 = 15 lam n on, ``auto`` runs it alone there too. With rows that long, coordinate
+ascent's free alphas are so coupled that it seldom certifies within its budget, and the plan then
+paid that budget before the method ran anyway. Chosen on the two sparse files of
+``benchmarks/auto_plan.py`` (in their run of 2026-12-07), replaying the plan on their times: any
+threshold between 11.05 and 20.3 moves the same cells (2 of the grid's 84, q = 31; 12 of the
+held-out 84, q = 20-61), each faster, and gives ``auto`` / oracle 0.996 and 0.959 against 1.004
+and 1.044 in geometric mean (at 8-10 six more grid cells move, three of them slower); 15 sits
+between. ``benchmarks/long_rows_rule.py`` times it on shapes it was not chosen on."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
@@ -270,7 +284,8 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     on it out (the plan of shape and lambda alone). ``constrained``: the problem has sign
     constraints, which sets that rule's threshold to AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED; a
     sparse X on which the method's estimate is above AUTO_IPM_MAX_PASSES passes has
-    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE. ``nnz`` enters the interior-point method's
+    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, and one on which it is not cheap
+    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY (:func:`rows_threshold`). ``nnz`` enters the interior-point method's
     time model, and with it the budget, only for a sparse X (:func:`ipm_seconds`).
 
     Returns
@@ -300,29 +315,39 @@ def auto_plan(n: int, d: int, nnz: int, lam: float, sparse: bool = False,
     >>> [auto_plan(n, 1000, 10 * n, 5.0 / n, sparse=True, row_norm=11.0)[0]     # q = 2.2, 10 a row
     ...  for n in (100_000, 1_000_000)]                                          # model 60, 27 passes
     ['dual-coordinate', 'interior-point']
+    >>> [auto_plan(10_000, 1000, 10**5, 1.0 / 10_000, sparse=True, row_norm=r)[0]     # model 226 passes
+    ...  for r in (11.0, 16.0)]                                                      # q = 11, 16
+    ['dual-coordinate', 'interior-point']
     """
     if lam * n < AUTO_IPM_BELOW_LAM_N * (1.0 - 1e-9):     # lam = 0.1 / n rounds to just below 0.1 / n
         return "interior-point", 0
-    if (row_norm is not None and ipm_is_cheap(n, d, sparse, nnz)
-            and row_norm >= rows_threshold(n, d, nnz, sparse, constrained) * lam * n):
+    if row_norm is not None and row_norm >= rows_threshold(n, d, nnz, sparse, constrained) * lam * n:
         return "interior-point", 0
     return "dual-coordinate", max(1, int(AUTO_DCA_SHARE * ipm_seconds(n, d, sparse, nnz if sparse else None)
                                          / DCA_SEC_PER_WORK))
 
 
 def rows_threshold(n: int, d: int, nnz: int, sparse: bool = False, constrained: bool = False) -> float:
-    """The threshold of :func:`auto_plan`'s rule on the rows' norm: where the interior-point method
-    is cheap, ``auto`` runs it alone once the rows' mean squared norm is at least this many times
-    lam n. AUTO_IPM_ABOVE_SCALED_NORM, or AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED with sign
-    constraints; for a sparse X on which the method's estimate is above AUTO_IPM_MAX_PASSES passes,
-    at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE.
+    """The threshold of :func:`auto_plan`'s rule on the rows' norm: ``auto`` runs the interior-point
+    method alone once the rows' mean squared norm is at least this many times lam n. Where the
+    method is cheap (:func:`ipm_is_cheap`): AUTO_IPM_ABOVE_SCALED_NORM, or
+    AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED with sign constraints; for a sparse X on which the
+    method's estimate is above AUTO_IPM_MAX_PASSES passes, at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE.
+    Where it is not cheap: AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY for a sparse X on which it can
+    run (``nnz`` given, d <= n and d <= SPARSE_IPM_MAX_DIM), else infinity (the rule does not apply).
 
     Examples
     --------
     >>> from svmcert.signsvm.plan import rows_threshold
-    >>> [rows_threshold(n, 1000, 10 * n, sparse=True) for n in (100_000, 1_000_000)]   # 60, 27 passes
-    [3.0, 1.25]
+    >>> [rows_threshold(n, 1000, 10 * n, sparse=True) for n in (10_000, 100_000, 1_000_000)]  # 226, 60, 27 passes
+    [15.0, 3.0, 1.25]
+    >>> rows_threshold(5000, 784, 760_000), rows_threshold(10_000, 5000, 10**5, sparse=True)
+    (inf, inf)
     """
+    if not ipm_is_cheap(n, d, sparse, nnz):
+        if sparse and nnz is not None and d <= min(n, SPARSE_IPM_MAX_DIM):
+            return AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+        return math.inf
     threshold = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
     if sparse and ipm_passes(n, d, True, nnz) > AUTO_IPM_MAX_PASSES:
         threshold = max(threshold, AUTO_IPM_ABOVE_SCALED_NORM_SPARSE)

@@ -21,7 +21,7 @@ from .plan import (AUTO_DCA_EXTRA, AUTO_DCA_SHARE, AUTO_IPM_ABOVE_SCALED_NORM, A
                    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_BELOW_LAM_N, AUTO_IPM_MAX_PASSES,
                    AUTO_IPM_MAX_PASSES_SPARSE, DCA_MAX_EPOCHS,
                    DCA_SEC_PER_WORK, IPM_FUSED_SEC, IPM_ITERATIONS, IPM_SEC, IPM_SPARSE_SEC, SPARSE_IPM_MAX_DIM,
-                   auto_plan, auto_work_options, ipm_is_cheap, ipm_seconds, row_norm_scale)
+                   auto_plan, auto_work_options, ipm_is_cheap, ipm_seconds, row_norm_scale, rows_threshold)
 from .problem import SignSVMProblem, check_time_limit, make_problem
 from ..exceptions import ConvergenceWarning
 from .result import SolverResult
@@ -60,7 +60,9 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     solver : {"auto", "dual-coordinate", "interior-point", "frank-wolfe"}, default "auto"
         ``"auto"``: the interior-point method below lam n = AUTO_IPM_BELOW_LAM_N, and where that
         method is cheap (``signsvm.solve.ipm_is_cheap``) and the rows' mean squared norm is at least
-        AUTO_IPM_ABOVE_SCALED_NORM lam n;
+        AUTO_IPM_ABOVE_SCALED_NORM lam n (``signsvm.plan.rows_threshold`` gives the thresholds with
+        sign constraints and for a sparse X, on which the rule also reaches rows at least
+        AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n long where the method is not cheap);
         otherwise coordinate ascent within a budget of work (or until its rate shows it would not
         finish within it) and the interior-point method if it has not certified ``tol`` by then.
         ``"frank-wolfe"`` is the paper's Algorithm 1.
@@ -158,9 +160,10 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     alpha0 = None if alpha_start is None else check_vector(alpha_start, "alpha0", p.n)
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
-    plan, work = auto_plan(n, d, nnz, p.lam, p.sparse,
-                           row_norm_scale(p.X) if ipm_is_cheap(n, d, p.sparse, nnz) else None,
-                           constrained=bool(np.any(p.sign != 0.0)))
+    constrained = bool(np.any(p.sign != 0.0))
+    rule_applies = np.isfinite(rows_threshold(n, d, nnz if p.sparse else None, p.sparse, constrained))
+    plan, work = auto_plan(n, d, nnz, p.lam, p.sparse, row_norm_scale(p.X) if rule_applies else None,
+                           constrained=constrained)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit)
