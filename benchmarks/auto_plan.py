@@ -36,7 +36,8 @@ past it the cell counts as not certified by that method).
 sparse time model's cost in passes (``ipm_passes_model``), and beside auto with that model as it was
 before it counted the working set's iterations apart (``auto_model_before``: IPM_WORKING_SET_ITERATIONS
 = (12, 12)), with the sparse rule's limit as it was (``auto_passes_before``: 64 passes) and without
-the sparse threshold on the rows' norm (``auto_sparse_norm_before``); writes
+the sparse threshold on the rows' norm (``auto_sparse_norm_before``) and without the threshold
+where the method is not cheap (``auto_long_rows_before``); writes
 ``results/auto_plan_sparse.csv``.
 ``--row-ratios Q [Q ...]`` runs the data sets at the lam n where mean ||x_i||^2 / (lam n) is each
 Q (the statistic of the rule on the rows' norm; lam n below 0.1 skipped), beside auto with the free
@@ -75,6 +76,9 @@ SPARSE_PASSES_BEFORE = ("AUTO_IPM_MAX_PASSES_SPARSE", 64.0, "auto_passes_before"
 SPARSE_NORM_BEFORE = ("AUTO_IPM_ABOVE_SCALED_NORM_SPARSE", 1.25, "auto_sparse_norm_before")
 """--sparse's fourth ablation: no threshold of its own for a sparse X above AUTO_IPM_MAX_PASSES
 passes (the dense thresholds, 1.25, everywhere), as before ``sparse_rows_rule.py``."""
+SPARSE_COSTLY_BEFORE = ("AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY", float("inf"), "auto_long_rows_before")
+"""--sparse's fifth ablation: no rule on the rows' norm where the interior-point method is not cheap
+(coordinate ascent first there at any q), as before ``long_rows_rule.py``."""
 PATTERNS = ("free", "nonneg", "mixed")
 TOL = 1e-6
 DCA_PASSES = 20_000
@@ -115,7 +119,7 @@ def measure(data: str, pattern: str, lam_n: float, repeat: int, gaussian_n: int 
     extra = {}
     if gaussian_n is not None and before is None:   # the plan before AUTO_IPM_MAX_PASSES(_SPARSE)
         before = ((("AUTO_IPM_MAX_PASSES_SPARSE", 0.0, "auto_dense_only"), MODEL_BEFORE, SPARSE_PASSES_BEFORE,
-                   SPARSE_NORM_BEFORE) if is_sparse
+                   SPARSE_NORM_BEFORE, SPARSE_COSTLY_BEFORE) if is_sparse
                   else (("AUTO_IPM_MAX_PASSES", 0.0, "auto_compiled_only"),))
     for name, value, label in before or ():      # auto with one constant of the plan as it was, side by side
         kept = getattr(plan_module, name)
