@@ -11,9 +11,11 @@ on their times, before this script ran:
 
 - C0, the plan without the rule: coordinate ascent first wherever the method is not cheap
   (``auto`` / oracle 1.004 on the grid, 1.044 on the held-out shapes, geometric mean);
-- C1, the rule as adopted: the method alone from q = 15 at any number of passes (replayed: 0.996
-  and 0.959; every threshold from 11.05 to 20.3 moves the same 14 cells, each faster);
-- C2: from q = 15 only where the model is at most 400 passes (the files reach 353);
+- C1, the rule as first committed: the method alone from q = 15 at any number of passes
+  (replayed: 0.996 and 0.959; every threshold from 11.05 to 20.3 moves the same 14 cells, each
+  faster);
+- C2: from q = 15 only where the model is at most 400 passes (the files reach 353, so it replays
+  as C1);
 - C3: from q = 10 (the grid's cells at q = 10.4-11.1 split three and three between the plans).
 
 Each cell times ``auto``, ``auto`` without the rule and the interior-point method alone, which
@@ -22,6 +24,12 @@ the model's passes range from 145 to 990; q in {10, 20, 40} (lam n = mean ||x_i|
 and mixed signs; tol 1e-6, BLAS on one thread:
 
     OPENBLAS_NUM_THREADS=1 SVMCERT_DATA=... PYTHONPATH=lib .venv/bin/python benchmarks/long_rows_rule.py
+
+The run of 2026-12-07 (``results/long_rows_rule.csv``, an Intel Xeon, about 12 minutes; every
+run certified) gave C0 1.351 in geometric mean over the faster plan (80.9 s in all), C1 1.122 (at
+most 3.06; 59.5 s), C2 1.092 (at most 1.92; 62.9 s) and C3 1.413: C2 is the library's rule
+(``plan.AUTO_IPM_MAX_PASSES_SPARSE_COSTLY``), the better in geometric mean and in its worst cell,
+3.4 s behind C1 in all.
 
 Writes ``results/long_rows_rule.csv`` (one row per cell: q, the model's passes, both plans' CPU
 seconds, methods and certification, and the run's provenance) and prints each candidate's summary.

@@ -173,6 +173,11 @@ def test_plan_comparison_counts_the_moved_cells_and_both_oracle_ratios():
     assert summary["twin_offset"] == pytest.approx(0.0)             # the unmoved cell: 2.0 against 2.0
     assert summary["gm"] == 1.0
     assert summary["gm_before"] == pytest.approx((2.0 * 1.0 * 4.0 / 3.0) ** (1 / 3))
+    assert summary["verdict"] == "gain"                              # 1.0 against 1.39, no noise in the twin
+    noisy = df.assign(x_cpu=[2.0, 1.0, 4.0])                          # the twin ran twice as fast: 100% noise
+    assert report.plan_comparison(noisy, "x", {"n": "n"})[1]["verdict"] == "within the noise"
+    slow = df.assign(auto_over_oracle=[2.0, 2.0, 2.0])               # 2.0 against 1.39
+    assert report.plan_comparison(slow, "x", {"n": "n"})[1]["verdict"] == "loss"
 
 
 def test_missed_keeps_the_cells_left_to_coordinate_ascent_where_the_interior_point_method_was_faster():

@@ -23,7 +23,8 @@ from svmcert.signsvm.shrinking_rounds import (POLISH_AFTER_EPOCHS, POLISH_ATTEMP
 from svmcert.signsvm.solve import (AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED, AUTO_IPM_BELOW_LAM_N,
                                    auto_plan, row_norm_scale)
 
-from svmcert.signsvm.plan import AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY, rows_threshold
+from svmcert.signsvm.plan import (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY, AUTO_IPM_MAX_PASSES_SPARSE_COSTLY,
+                                  rows_threshold)
 
 plan_module = importlib.import_module("svmcert.signsvm.plan")    # the rules of auto (patched where a test turns one off)
 
@@ -231,8 +232,9 @@ def test_a_sparse_x_beyond_the_sparse_limit_in_passes_needs_rows_as_long_as_the_
     # 1e4 x 1000 CSR, 10 nonzeros a row: the model puts the interior-point method at about 226
     # passes, beyond AUTO_IPM_MAX_PASSES_SPARSE (not cheap), yet it can run (d <= n, d <=
     # SPARSE_IPM_MAX_DIM). Rows at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n long go to it
-    # alone and it certifies; just below, coordinate ascent comes first. Beyond SPARSE_IPM_MAX_DIM,
-    # with d > n, or for a dense X of that cost the rule does not apply (an infinite threshold)
+    # alone and it certifies; just below, coordinate ascent comes first. Beyond SPARSE_IPM_MAX_DIM or
+    # AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, with d > n, or for a dense X of that cost the rule does
+    # not apply (an infinite threshold)
     from scipy import sparse
 
     from svmcert.signsvm.plan import AUTO_IPM_MAX_PASSES_SPARSE, SPARSE_IPM_MAX_DIM, ipm_is_cheap, ipm_passes
@@ -255,6 +257,8 @@ def test_a_sparse_x_beyond_the_sparse_limit_in_passes_needs_rows_as_long_as_the_
     assert [auto_plan(n, d, X.nnz, lam, True, row_norm=r, constrained=constrained)[0]
             for r in (edge, np.nextafter(edge, 0))] == ["interior-point", "dual-coordinate"]
     assert rows_threshold(n, SPARSE_IPM_MAX_DIM + 1, X.nnz, True, constrained) == np.inf
+    assert ipm_passes(15_000, 2500, True, 375_000) > AUTO_IPM_MAX_PASSES_SPARSE_COSTLY      # many passes
+    assert rows_threshold(15_000, 2500, 375_000, True, constrained) == np.inf
     assert rows_threshold(500, 1000, X.nnz, True, constrained) == np.inf            # d > n
     assert not ipm_is_cheap(5000, 784) and rows_threshold(5000, 784, 5000 * 784, False, constrained) == np.inf
     assert auto_plan(5000, 784, 5000 * 784, 1.0 / 5000, row_norm=100.0, constrained=constrained)[0] == "dual-coordinate"

@@ -12,8 +12,8 @@ measured times):
   ascent by the time models, AUTO_IPM_MAX_PASSES_SPARSE for a sparse X) and the mean squared norm
   of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
   for a sparse X on which the method costs more than AUTO_IPM_MAX_PASSES passes): the
-  interior-point method too; on a sparse X on which that method is not cheap but can run, from
-  AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY on. That ratio, liblinear's
+  interior-point method too; on a sparse X on which that method is not cheap but can run and costs
+  at most AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, from AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY on. That ratio, liblinear's
   C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
   many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
@@ -49,6 +49,7 @@ __all__ = ["auto_plan", "auto_work_options", "ipm_seconds", "ipm_is_cheap", "ipm
            "rows_threshold",
            "AUTO_IPM_BELOW_LAM_N", "AUTO_IPM_ABOVE_SCALED_NORM", "AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED",
            "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE", "AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY",
+           "AUTO_IPM_MAX_PASSES_SPARSE_COSTLY",
            "AUTO_IPM_MAX_PASSES", "AUTO_IPM_MAX_PASSES_SPARSE", "AUTO_DCA_SHARE", "AUTO_DCA_EXTRA",
            "SPARSE_IPM_MAX_DIM", "DCA_MAX_EPOCHS", "IPM_SEC", "IPM_ITERATIONS", "IPM_WORKING_SET_ITERATIONS", "DCA_SEC_PER_WORK",
            "IPM_FUSED_SEC", "IPM_SPARSE_SEC"]
@@ -112,7 +113,8 @@ oracle 1.004 against 0.997, within the timing noise) and the held-out shapes 6 o
 (0.32-0.71 times; 1.044 against 1.089)."""
 AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY = 15.0
 """The threshold of the rule on the rows' norm for a sparse X on which the interior-point method is
-not cheap (its estimate above AUTO_IPM_MAX_PASSES_SPARSE passes) but can run (d <= n, d <= SPARSE_IPM_MAX_DIM):
+not cheap (its estimate above AUTO_IPM_MAX_PASSES_SPARSE passes, up to
+AUTO_IPM_MAX_PASSES_SPARSE_COSTLY) but can run (d <= n, d <= SPARSE_IPM_MAX_DIM):
 from mean ||x_i||^2 = 15 lam n on, ``auto`` runs it alone there too. With rows that long, coordinate
 ascent's free alphas are so coupled that it seldom certifies within its budget, and the plan then
 paid that budget before the method ran anyway. Chosen on the two sparse files of
@@ -120,7 +122,19 @@ paid that budget before the method ran anyway. Chosen on the two sparse files of
 threshold between 11.05 and 20.3 moves the same cells (2 of the grid's 84, q = 31; 12 of the
 held-out 84, q = 20-61), each faster, and gives ``auto`` / oracle 0.996 and 0.959 against 1.004
 and 1.044 in geometric mean (at 8-10 six more grid cells move, three of them slower); 15 sits
-between. ``benchmarks/long_rows_rule.py`` times it on shapes it was not chosen on."""
+between. ``benchmarks/long_rows_rule.py`` (``results/long_rows_rule.csv``, 2026-12-07) then timed it
+on six shapes it was not chosen on (n from 8e3 to 7e4, d from 800 to 2500, 10-48 nonzeros a row,
+model 145-990 passes; q in {10, 20, 40}; free and mixed signs; 36 cells): over the faster of
+``auto`` without the rule and the method alone, the plan without the rule took 1.351 in geometric
+mean (80.9 s in all), the threshold at any number of passes 1.122 (at most 3.06; 59.5 s), the
+threshold up to AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes 1.092 (at most 1.92; 62.9 s), and a
+threshold of 10 1.413. At 990 passes (15000 x 2500, 25 nonzeros a row) coordinate ascent first was
+the faster plan in 3 of the 4 cells from q = 20 (up to 2.8 times), so the rule stops at that limit."""
+AUTO_IPM_MAX_PASSES_SPARSE_COSTLY = 400.0
+"""The most passes (the model's estimate, :func:`ipm_passes`) at which
+AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY applies: the two sparse files it was chosen on reach 353,
+and beyond, at 990 passes, coordinate ascent first was the faster plan in most long-row cells of
+``benchmarks/long_rows_rule.py``."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
@@ -334,7 +348,8 @@ def rows_threshold(n: int, d: int, nnz: int, sparse: bool = False, constrained: 
     AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED with sign constraints; for a sparse X on which the
     method's estimate is above AUTO_IPM_MAX_PASSES passes, at least AUTO_IPM_ABOVE_SCALED_NORM_SPARSE.
     Where it is not cheap: AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY for a sparse X on which it can
-    run (``nnz`` given, d <= n and d <= SPARSE_IPM_MAX_DIM), else infinity (the rule does not apply).
+    run (``nnz`` given, d <= n and d <= SPARSE_IPM_MAX_DIM) and costs at most
+    AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, else infinity (the rule does not apply).
 
     Examples
     --------
@@ -343,9 +358,12 @@ def rows_threshold(n: int, d: int, nnz: int, sparse: bool = False, constrained: 
     [15.0, 3.0, 1.25]
     >>> rows_threshold(5000, 784, 760_000), rows_threshold(10_000, 5000, 10**5, sparse=True)
     (inf, inf)
+    >>> rows_threshold(15_000, 2500, 375_000, sparse=True)      # 990 passes
+    inf
     """
     if not ipm_is_cheap(n, d, sparse, nnz):
-        if sparse and nnz is not None and d <= min(n, SPARSE_IPM_MAX_DIM):
+        if (sparse and nnz is not None and d <= min(n, SPARSE_IPM_MAX_DIM)
+                and ipm_passes(n, d, True, nnz) <= AUTO_IPM_MAX_PASSES_SPARSE_COSTLY):
             return AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
         return math.inf
     threshold = AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED if constrained else AUTO_IPM_ABOVE_SCALED_NORM
