@@ -126,8 +126,9 @@ def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
     before (NaN if none moved), ``seconds`` and ``seconds_before`` (the moved cells' times summed),
     ``slower`` (moved cells slower now), ``twin_offset`` (over the cells not moved, where both runs
     follow one plan, the geometric mean of now over before, minus 1: the timing noise of the pair;
-    NaN if every cell moved), and ``gm`` and ``gm_before``, the geometric means of auto over the
-    oracle now and before."""
+    NaN if every cell moved), ``gm`` and ``gm_before``, the geometric means of auto over the
+    oracle now and before, and ``verdict``: "within the noise" where gm and gm_before differ by at
+    most the twin offset (as a factor), else "gain" or "loss" (NaN offset: always one of these)."""
     import pandas as pd
 
     was = df[f"{before}_cpu"]
@@ -153,6 +154,9 @@ def plan_comparison(df, before: str, first: dict, extra: dict | None = None):
                else nan,
                "gm": float(np.exp(np.log(table["auto_ratio_oracle"]).mean())),
                "gm_before": float(np.exp(np.log(table["before_ratio_oracle"]).mean()))}
+    change = abs(np.log(summary["gm"] / summary["gm_before"]))
+    summary["verdict"] = ("within the noise" if change <= abs(np.log1p(summary["twin_offset"]))
+                          else "gain" if summary["gm"] < summary["gm_before"] else "loss")
     return table, summary
 
 
