@@ -47,7 +47,6 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import common, floor  # noqa: E402
@@ -111,24 +110,20 @@ def candidate_summary(rows, candidate: str) -> dict:
             "gm": float(np.exp(np.log(ratio).mean())), "max": float(ratio.max()), "seconds": float(t.sum())}
 
 
+def describe(row) -> str:
+    """One printed line per cell."""
+    return (f"{row['n']:>7} x {row['d']:<5} {row['density']:<6g} {row['pattern']:5s} q {row['q']:5.1f} model "
+            f"{row['ipm_passes_model']:5.0f} passes: auto {row['auto_cpu']:7.3f} s "
+            f"({row['auto_methods']}), without the rule {row['rule_off_cpu']:7.3f} s "
+            f"({row['rule_off_methods']}), the method alone {row['ipm_cpu']:7.3f} s")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--csv", default=str(common.RESULTS / "long_rows_rule.csv"))
     args = ap.parse_args(argv)
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        common.warm_up()
-        for n, d, density in SHAPES:
-            for ratio in RATIOS:
-                for pattern in PATTERNS:
-                    row = measure(n, d, density, ratio, pattern, args.repeat)
-                    rows.append(row)
-                    print(f"{n:>7} x {d:<5} {density:<6g} {pattern:5s} q {row['q']:5.1f} model "
-                          f"{row['ipm_passes_model']:5.0f} passes: auto {row['auto_cpu']:7.3f} s "
-                          f"({row['auto_methods']}), without the rule {row['rule_off_cpu']:7.3f} s "
-                          f"({row['rule_off_methods']}), the method alone {row['ipm_cpu']:7.3f} s", flush=True)
-                    common.write_csv(rows, args.csv)
+    rows = common.sweep_cells(SHAPES, RATIOS, PATTERNS, measure, args.repeat, args.csv, describe)
     for candidate in CANDIDATES:
         s = candidate_summary(rows, candidate)
         print(f"{candidate}: the interior-point method alone in {s['alone']} of {s['cells']} cells; time over "

@@ -43,7 +43,6 @@ import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import common, floor  # noqa: E402
@@ -106,27 +105,20 @@ def rule_summary(rows, rule: str) -> dict:
             "gm": float(np.exp(np.log(ratio).mean())), "max": float(ratio.max()), "seconds": float(t.sum())}
 
 
+def describe(row) -> str:
+    """One printed line per cell."""
+    return (f"{row['n']:>7} x {row['d']:<5} {row['density']:<6g} {row['pattern']:5s} q {row['q']:.2f} model "
+            f"{row['ipm_passes_model']:5.1f} passes: auto {1e3 * row['r0_cpu']:8.1f} ms "
+            f"({row['r0_methods']}), coordinate ascent first {1e3 * row['dca_first_cpu']:8.1f} ms "
+            f"({row['dca_first_methods']})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--csv", default=str(common.RESULTS / "sparse_rows_rule.csv"))
     args = ap.parse_args(argv)
-    rows = []
-    with threadpool_limits(limits=1, user_api="blas"):
-        common.warm_up()
-        for n, d, density in SHAPES:
-            for ratio in RATIOS:
-                for pattern in PATTERNS:
-                    row = measure(n, d, density, ratio, pattern, args.repeat)
-                    if row is None:
-                        print(f"{n} x {d} at {density:g}: the interior-point method is not cheap; skipped")
-                        continue
-                    rows.append(row)
-                    print(f"{n:>7} x {d:<5} {density:<6g} {pattern:5s} q {row['q']:.2f} model "
-                          f"{row['ipm_passes_model']:5.1f} passes: auto {1e3 * row['r0_cpu']:8.1f} ms "
-                          f"({row['r0_methods']}), coordinate ascent first {1e3 * row['dca_first_cpu']:8.1f} ms "
-                          f"({row['dca_first_methods']})", flush=True)
-                    common.write_csv(rows, args.csv)
+    rows = common.sweep_cells(SHAPES, RATIOS, PATTERNS, measure, args.repeat, args.csv, describe)
     for rule in RULES:
         s = rule_summary(rows, rule)
         print(f"{rule}: coordinate ascent first in {s['dca_first']} of {s['cells']} cells; time over the faster "

@@ -249,3 +249,40 @@ def test_auto_plan_append_keeps_the_rows_and_provenance_the_file_holds(tmp_path)
     assert both["date"].iloc[0] == "an earlier run" and both["date"].iloc[1] != "an earlier run"
     assert auto_plan.main(tiny) == 0                             # without --append the file is replaced
     assert list(pd.read_csv(out)["d"]) == [20]
+
+
+def test_sweep_cells_measures_every_cell_writes_after_each_and_leaves_out_skipped_ones(tmp_path, capsys):
+    _benchmarks_on_path()
+    from peers import common
+
+    seen = []
+
+    def measure(n, d, density, ratio, pattern, repeat):
+        seen.append((n, d, density, ratio, pattern, repeat))
+        return None if (n, ratio) == (20, 2.0) else {"n": n, "ratio": ratio, "pattern": pattern}
+
+    path = tmp_path / "cells.csv"
+    rows = common.sweep_cells(((10, 3, 0.5), (20, 4, 0.25)), (1.0, 2.0), ("free", "mixed"), measure, 2, path,
+                              lambda r: f"cell {r['n']} {r['ratio']:g} {r['pattern']}")
+    assert len(seen) == 8 and all(c[-1] == 2 for c in seen)
+    assert [(r["n"], r["ratio"], r["pattern"]) for r in rows] == [
+        (10, 1.0, "free"), (10, 1.0, "mixed"), (10, 2.0, "free"), (10, 2.0, "mixed"), (20, 1.0, "free"),
+        (20, 1.0, "mixed")]
+    written = pd.read_csv(path)
+    assert list(written["n"]) == [10, 10, 10, 10, 20, 20] and "commit" in written.columns
+    out = capsys.readouterr().out
+    assert out.count("skipped") == 2 and "cell 20 1 mixed" in out
+
+
+def test_long_rows_candidates_take_the_method_alone_only_where_they_apply():
+    _benchmarks_on_path()
+    import long_rows_rule as lrr
+
+    rows = [{"q": 20.0, "ipm_passes_model": 300.0, "ipm_cpu": 1.0, "rule_off_cpu": 2.0},    # long rows, within 400
+            {"q": 20.0, "ipm_passes_model": 900.0, "ipm_cpu": 3.0, "rule_off_cpu": 1.0},    # beyond 400 passes
+            {"q": 10.0, "ipm_passes_model": 300.0, "ipm_cpu": 2.0, "rule_off_cpu": 1.0}]    # rows too short for 15
+    c0, c1, c2, c3 = (lrr.candidate_summary(rows, c) for c in ("C0", "C1", "C2", "C3"))
+    assert (c0["alone"], c1["alone"], c2["alone"], c3["alone"]) == (0, 2, 1, 3)
+    assert c2["gm"] == pytest.approx(1.0) and c2["seconds"] == pytest.approx(3.0) and c2["max"] == 1.0
+    assert c1["max"] == pytest.approx(3.0) and c1["seconds"] == pytest.approx(5.0)
+    assert c0["gm"] == pytest.approx(2.0 ** (1 / 3)) and c3["gm"] == pytest.approx(6.0 ** (1 / 3))

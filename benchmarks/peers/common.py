@@ -183,3 +183,26 @@ def warm_up():
         for solver in ("dual-coordinate", "interior-point", "auto"):
             quiet(signsvm.solve, X, y, 0.1, sign, solver=solver)
     quiet(fit_weighted_svm, X @ X.T + 1, y, 1.0, np.ones(40) / 40)
+
+
+def sweep_cells(shapes, ratios, patterns, measure, repeat: int, path, describe) -> list:
+    """The cells of a rule's out-of-sample test, one process, BLAS on one thread: ``measure(n, d,
+    density, ratio, pattern, repeat)`` for every shape (n, d, density), ratio and sign pattern, each
+    row printed by ``describe(row)`` and the file at ``path`` rewritten after it (a long run keeps
+    what it measured). A cell whose ``measure`` returns None is reported and left out."""
+    from threadpoolctl import threadpool_limits
+
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        warm_up()
+        for n, d, density in shapes:
+            for ratio in ratios:
+                for pattern in patterns:
+                    row = measure(n, d, density, ratio, pattern, repeat)
+                    if row is None:
+                        print(f"{n} x {d} at {density:g}, {pattern}, ratio {ratio:g}: skipped", flush=True)
+                        continue
+                    rows.append(row)
+                    print(describe(row), flush=True)
+                    write_csv(rows, path)
+    return rows
