@@ -107,10 +107,10 @@ then timed on eight shapes no constant of the plan had been chosen on
 400 to 1500, densities 0.4-2%, q in {1.5, 2.5, 3.5}, free and mixed signs; 48 cells, another
 machine): ``auto`` over the faster of its two plans was 1.170 in geometric mean without the rule
 (at most 2.60; 37.8 s in all), 1.173 with the threshold at any number of passes (39.9 s) and 1.048
-with this rule (at most 1.51; 34.0 s). Both sparse files, rerun with the rule beside ``auto``
-without it (``auto_sparse_norm_before``): the grid moved 4 of 84 cells (0.49-1.27 times; auto /
-oracle 1.004 against 0.997, within the timing noise) and the held-out shapes 6 of 84, each faster
-(0.32-0.71 times; 1.044 against 1.089)."""
+with this rule (at most 1.51; 34.0 s). Both sparse files, rerun with it and the rule for long rows
+in place (2026-12-07 at ac70a5c) beside ``auto`` without it (``auto_sparse_norm_before``): the grid
+moved 4 of 84 cells (0.47-1.27 times; auto / oracle 0.989 against 0.985, within the timing noise)
+and the held-out shapes 6 of 84, each faster (0.31-0.65 times; 0.954 against 1.011)."""
 AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY = 15.0
 """The threshold of the rule on the rows' norm for a sparse X on which the interior-point method is
 not cheap (its estimate above AUTO_IPM_MAX_PASSES_SPARSE passes, up to
@@ -129,7 +129,11 @@ model 145-990 passes; q in {10, 20, 40}; free and mixed signs; 36 cells): over t
 mean (80.9 s in all), the threshold at any number of passes 1.122 (at most 3.06; 59.5 s), the
 threshold up to AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes 1.092 (at most 1.92; 62.9 s), and a
 threshold of 10 1.413. At 990 passes (15000 x 2500, 25 nonzeros a row) coordinate ascent first was
-the faster plan in 3 of the 4 cells from q = 20 (up to 2.8 times), so the rule stops at that limit."""
+the faster plan in 3 of the 4 cells from q = 20 (up to 2.8 times), so the rule stops at that limit.
+Both sparse files, rerun with the rule in place (2026-12-07 at ac70a5c) beside ``auto`` without it
+(``auto_long_rows_before``): the grid moved its 2 cells (0.66-0.73 times; 0.989 against 0.980,
+within the timing noise), the held-out shapes their 12 (0.32-1.15 times, one slower; 69.0 s in all
+against 129.7 s; 0.954 against 1.030), where the misses fell from 10 to 0."""
 AUTO_IPM_MAX_PASSES_SPARSE_COSTLY = 400.0
 """The most passes (the model's estimate, :func:`ipm_passes`) at which
 AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY applies: the two sparse files it was chosen on reach 353,
@@ -152,21 +156,22 @@ model's cost per pass falls as n grows: on the sparse family of the floor benchm
 (from 3e4 on, where the method tries its working set, by IPM_WORKING_SET_ITERATIONS).
 ``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
 densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan against each method
-alone, beside the plan without the rule and with its limit at 64 passes, where it stood until the
-model priced the working set. In the run the file holds (2026-12-07, with the sparse threshold on
-the rows' norm; all 84 certified) the rule moves 38 cells (n >= 3e4) to the interior-point method
-alone, at 0.49-1.98 times their time without it (median 0.67), and ``auto`` / oracle is 1.004 in
-geometric mean (at most 2.37) against 1.14 without it and 1.02 at 64 passes (at most 2.31).
-Raising the limit to 128 moved 14 cells (model 71-106 passes), 14.5 s in all against 18.7 s, each
-at 0.49-2.04 times (median 0.70); 4 got slower, all at lam n = 10, where coordinate ascent
-certifies in a few hundred passes. The limit was read off an earlier run's times (there 10 misses
-fell to 3 and auto / oracle 1.075 to 1.018 when replayed at any limit from 106 to 144). On shapes
-it was not chosen on (``results/auto_plan_sparse_heldout.csv``: 3e4 and 1e5 x 300, 2e4 x 500,
-5e4 x 1000, 3e4, 1e5 and 2e5 x 2000; 84 cells, all certified) 128 against 64 moved 14 cells,
-19.6 s in all against 30.9 s, 10 faster and 4 slower (up to 2.83 times, rows 3.5-7 lam n long),
-and auto / oracle was 1.04 against 1.07 at 64 passes (1.12 without the rule). Misses left in the
-grid (the interior-point method alone at least 1.5 times faster than the plan): 3 against 9 at 64
-passes, at n = 1e4 and 3e4, model 144-181 passes, 1.5-2.2 times."""
+alone, beside the plan without the rule (which keeps the rule for long rows) and with its limit at
+64 passes, where it stood until the model priced the working set. The limit of 128 was read off an
+earlier run's times (there 10 misses fell to 3 and auto / oracle 1.075 to 1.018 when replayed at
+any limit from 106 to 144); when it was set (2026-12-07 at 2351998) 128 against 64 moved 14 grid
+cells (14.5 s in all against 18.7 s; auto / oracle 1.004 against 1.02) and 14 held-out ones (19.6
+s against 30.9 s; 1.04 against 1.07). In the run the files hold (2026-12-07 at ac70a5c, with both
+rules on the rows' norm; all 168 cells certified), on the grid the sparse rule moves 32 cells
+(n >= 3e4, model 23-106 passes) at 0.47-1.87 times their time without it (median 0.68; 7 slower,
+all at q = 3.1-3.7 and lam n >= 3), and ``auto`` / oracle is 0.989 in geometric mean (at
+most 2.36) against 1.088 without it and 0.988 at 64 passes; 128 against 64 moves 10 cells (model
+71-106), 10.1 s in all against 11.0 s, 4 slower (all at lam n = 10). On the held-out shapes (3e4
+and 1e5 x 300, 2e4 x 500, 5e4 x 1000, 3e4, 1e5 and 2e5 x 2000) ``auto`` / oracle is 0.954 against
+1.005 without the rule and 0.957 at 64 passes, where 10 cells move (10.1 s against 12.0 s, 4
+slower). Misses (the interior-point method alone at least 1.5 times faster than the plan): 2 on
+the grid (30000 x 1000 at 1%, lam n = 1, model 144 passes, q = 11: 1.7-2.1 times) against 4 at
+64 passes and 16 without the rule; none held out, against 3 and 9."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
