@@ -41,7 +41,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -102,12 +101,9 @@ def candidate_summary(rows, candidate: str) -> dict:
     """Geometric mean over the cells of the candidate's time (the interior-point method alone where
     it applies, else ``auto`` without the rule) over the faster of the two, its worst cell, the
     total seconds and the cells where it runs the method alone."""
-    alone = np.array([method_alone(candidate, r["q"], r["ipm_passes_model"]) for r in rows])
-    ipm, off = (np.array([r[k] for r in rows]) for k in ("ipm_cpu", "rule_off_cpu"))
-    t = np.where(alone, ipm, off)
-    ratio = t / np.minimum(ipm, off)
-    return {"candidate": candidate, "cells": len(rows), "alone": int(alone.sum()),
-            "gm": float(np.exp(np.log(ratio).mean())), "max": float(ratio.max()), "seconds": float(t.sum())}
+    alone = [method_alone(candidate, r["q"], r["ipm_passes_model"]) for r in rows]
+    s = common.choice_summary(alone, [r["ipm_cpu"] for r in rows], [r["rule_off_cpu"] for r in rows])
+    return {"candidate": candidate, "alone": s.pop("chosen"), **s}
 
 
 def describe(row) -> str:
@@ -118,17 +114,17 @@ def describe(row) -> str:
             f"({row['rule_off_methods']}), the method alone {row['ipm_cpu']:7.3f} s")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--csv", default=str(common.RESULTS / "long_rows_rule.csv"))
-    args = ap.parse_args(argv)
-    rows = common.sweep_cells(SHAPES, RATIOS, PATTERNS, measure, args.repeat, args.csv, describe)
+def report(rows) -> None:
+    """The candidates' summaries, one printed line each."""
     for candidate in CANDIDATES:
         s = candidate_summary(rows, candidate)
         print(f"{candidate}: the interior-point method alone in {s['alone']} of {s['cells']} cells; time over "
               f"the faster plan {s['gm']:.3f} in geometric mean (at most {s['max']:.2f}); {s['seconds']:.1f} s in all")
-    return 0
+
+
+def main(argv=None) -> int:
+    return common.sweep_main(argv, __doc__.splitlines()[0], "long_rows_rule.csv", (SHAPES, RATIOS, PATTERNS),
+                             measure, describe, report)
 
 
 if __name__ == "__main__":

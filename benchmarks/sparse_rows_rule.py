@@ -37,7 +37,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
 import importlib  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -96,13 +95,9 @@ def measure(n: int, d: int, density: float, ratio: float, pattern: str, repeat: 
 def rule_summary(rows, rule: str) -> dict:
     """Geometric mean over the cells of the rule's time over the faster plan, its worst cell,
     the total seconds and the cells where it runs coordinate ascent first."""
-    t = np.array([r["dca_first_cpu"] if dca_first(rule, r["q"], r["ipm_passes_model"]) else r["r0_cpu"]
-                  for r in rows])
-    best = np.array([min(r["dca_first_cpu"], r["r0_cpu"]) for r in rows])
-    ratio = t / best
-    return {"rule": rule, "cells": len(rows), "dca_first": int(sum(dca_first(rule, r["q"], r["ipm_passes_model"])
-                                                                  for r in rows)),
-            "gm": float(np.exp(np.log(ratio).mean())), "max": float(ratio.max()), "seconds": float(t.sum())}
+    first = [dca_first(rule, r["q"], r["ipm_passes_model"]) for r in rows]
+    s = common.choice_summary(first, [r["dca_first_cpu"] for r in rows], [r["r0_cpu"] for r in rows])
+    return {"rule": rule, "dca_first": s.pop("chosen"), **s}
 
 
 def describe(row) -> str:
@@ -113,17 +108,17 @@ def describe(row) -> str:
             f"({row['dca_first_methods']})")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--csv", default=str(common.RESULTS / "sparse_rows_rule.csv"))
-    args = ap.parse_args(argv)
-    rows = common.sweep_cells(SHAPES, RATIOS, PATTERNS, measure, args.repeat, args.csv, describe)
+def report(rows) -> None:
+    """The candidates' summaries, one printed line each."""
     for rule in RULES:
         s = rule_summary(rows, rule)
         print(f"{rule}: coordinate ascent first in {s['dca_first']} of {s['cells']} cells; time over the faster "
               f"plan {s['gm']:.3f} in geometric mean (at most {s['max']:.2f}); {s['seconds']:.1f} s in all")
-    return 0
+
+
+def main(argv=None) -> int:
+    return common.sweep_main(argv, __doc__.splitlines()[0], "sparse_rows_rule.csv", (SHAPES, RATIOS, PATTERNS),
+                             measure, describe, report)
 
 
 if __name__ == "__main__":

@@ -274,6 +274,21 @@ def test_sweep_cells_measures_every_cell_writes_after_each_and_leaves_out_skippe
     assert out.count("skipped") == 2 and "cell 20 1 mixed" in out
 
 
+def test_sweep_main_reads_repeat_and_csv_and_reports_the_rows(tmp_path, capsys):
+    _benchmarks_on_path()
+    from peers import common
+
+    reported = []
+    path = tmp_path / "rule.csv"
+    rc = common.sweep_main(["--repeat", "3", "--csv", str(path)], "a rule", "unused.csv",
+                           (((10, 3, 0.5),), (1.0,), ("free",)),
+                           lambda n, d, density, ratio, pattern, repeat: {"n": n, "repeat": repeat},
+                           lambda r: f"cell {r['n']}", reported.append)
+    assert rc == 0 and reported == [[{"n": 10, "repeat": 3}]]
+    assert list(pd.read_csv(path)["repeat"]) == [3] and "cell 10" in capsys.readouterr().out
+    with pytest.raises(SystemExit):                              # an unknown option is refused by argparse
+        common.sweep_main(["--repeats", "3"], "a rule", "unused.csv", ((), (), ()), None, None, None)
+
 def test_long_rows_candidates_take_the_method_alone_only_where_they_apply():
     _benchmarks_on_path()
     import long_rows_rule as lrr

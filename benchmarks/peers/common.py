@@ -206,3 +206,36 @@ def sweep_cells(shapes, ratios, patterns, measure, repeat: int, path, describe) 
                     print(describe(row), flush=True)
                     write_csv(rows, path)
     return rows
+
+
+def sweep_main(argv, description: str, csv_name: str, cells, measure, describe, report) -> int:
+    """The command line of a rule's out-of-sample test: ``--repeat`` (timings per run, 2) and
+    ``--csv`` (``results/<csv_name>``), then :func:`sweep_cells` over ``cells`` = (shapes,
+    ratios, patterns) and ``report(rows)`` on what it measured."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--csv", default=str(RESULTS / csv_name))
+    args = ap.parse_args(argv)
+    report(sweep_cells(*cells, measure, args.repeat, args.csv, describe))
+    return 0
+
+
+def choice_summary(chosen, if_chosen, otherwise) -> dict:
+    """A rule that picks, cell by cell, one of two timed plans: its time (``if_chosen`` where
+    ``chosen``, else ``otherwise``) over the faster of the two, as a geometric mean over the cells
+    and at worst, the total seconds of the picks and the cells picked.
+
+    Examples
+    --------
+    >>> s = choice_summary([True, False], [1.0, 4.0], [2.0, 2.0])
+    >>> s["cells"], s["chosen"], s["gm"], s["max"], s["seconds"]
+    (2, 1, 1.0, 1.0, 3.0)
+    """
+    chosen = np.asarray(chosen, dtype=bool)
+    a, b = np.asarray(if_chosen, dtype=float), np.asarray(otherwise, dtype=float)
+    t = np.where(chosen, a, b)
+    ratio = t / np.minimum(a, b)
+    return {"cells": len(t), "chosen": int(chosen.sum()), "gm": float(np.exp(np.log(ratio).mean())),
+            "max": float(ratio.max()), "seconds": float(t.sum())}
