@@ -13,8 +13,8 @@ measured times):
   of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
   for a sparse X on which the method costs more than AUTO_IPM_MAX_PASSES passes): the
   interior-point method too; on a sparse X on which that method is not cheap but can run and costs
-  at most AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, from AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY on. That ratio, liblinear's
-  C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
+  at most AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, from AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+  on. That ratio, liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
   many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
 - otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
   within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
