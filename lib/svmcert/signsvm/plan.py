@@ -2,8 +2,8 @@
 problem's shape, lambda and the typical squared norm of its rows (deterministically, never from
 measured times):
 
-- lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method (:mod:`.interior_point`). There dual
-  coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
+- lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method
+  (:func:`~svmcert.signsvm.interior_point`). There dual coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
   ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
   10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
   does not depend on lambda.
@@ -16,8 +16,8 @@ measured times):
   at most AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, from AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
   on. That ratio, liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
   many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
-- otherwise dual coordinate ascent (:mod:`.coordinate_ascent`, shrinking and polishing) first,
-  within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
+- otherwise dual coordinate ascent (:func:`~svmcert.signsvm.dual_coordinate_ascent`, shrinking
+  and polishing) first, within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
   never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
   interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
   early (once half the budget is spent), at a certificate from which the rate of its gap over the
@@ -28,7 +28,7 @@ measured times):
   what it can waste where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE +
   AUTO_DCA_EXTRA) times the interior-point method (plus the time models' error), and (1 +
   AUTO_DCA_SHARE) times where the rate does not promise convergence past the budget
-  (:func:`auto_work_options`). ``benchmarks/auto_plan.py`` measures the plan against each method
+  (``auto_work_options``). ``benchmarks/auto_plan.py`` measures the plan against each method
   alone.
 
 For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the interior-point method form a
@@ -178,7 +178,7 @@ AUTO_DCA_SHARE = 1.0
 AUTO_DCA_EXTRA = 1.0
 """How far beyond its budget coordinate ascent may go in ``auto``, as a fraction of the
 interior-point method's estimated time, when the rate of its gap predicts ``tol`` within it
-(:func:`.shrinking_rounds.extended_limit`): a run a little short of ``tol`` at the budget's end
+(``shrinking_rounds.extended_limit``): a run a little short of ``tol`` at the budget's end
 (splice at lam n = 100, free or mixed signs, stood at a relative gap of 1.4e-6 to 3.9e-6 there
 and certified 1e-6 alone after 1.3 budgets) then finishes instead of throwing its work away for
 the interior-point method."""
@@ -251,7 +251,7 @@ def ipm_seconds(n: int, d: int, sparse: bool = False, nnz: int | None = None) ->
 
 def ipm_is_cheap(n: int, d: int, sparse: bool = False, nnz: int | None = None) -> bool:
     """Whether ``auto``'s rules on the rows' norm apply: the interior-point method runs its compiled
-    iteration (:func:`.interior_point.uses_compiled_iteration`), or d <= n and the method's
+    iteration (``interior_point.uses_compiled_iteration``), or d <= n and the method's
     estimate (:func:`ipm_seconds`) is at most AUTO_IPM_MAX_PASSES passes of coordinate ascent: over
     n d entries for a dense X, over the ``nnz`` nonzeros of a sparse one (which must then be given,
     with d at most SPARSE_IPM_MAX_DIM).
