@@ -289,6 +289,7 @@ def test_sweep_main_reads_repeat_and_csv_and_reports_the_rows(tmp_path, capsys):
     with pytest.raises(SystemExit):                              # an unknown option is refused by argparse
         common.sweep_main(["--repeats", "3"], "a rule", "unused.csv", ((), (), ()), None, None, None)
 
+
 def test_long_rows_candidates_take_the_method_alone_only_where_they_apply():
     _benchmarks_on_path()
     import long_rows_rule as lrr

@@ -3,32 +3,33 @@ problem's shape, lambda and the typical squared norm of its rows (deterministica
 measured times):
 
 - lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method
-  (:func:`~svmcert.signsvm.interior_point`). There dual coordinate ascent needs thousands of passes or stalls (on the seven LIBSVM sets of the grid of
-  ``benchmarks/convergence_grid.py``, 28 cells per lam n, it certified 1 cell at lam n = 1e-3 and
-  10 at 1e-2 within 10 000 passes, 20 at 0.1, 26 at 1), while the interior-point method's cost
-  does not depend on lambda.
-- where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration,
-  a small dense problem, or with d <= n it costs at most AUTO_IPM_MAX_PASSES passes of coordinate
+  (:func:`~svmcert.signsvm.interior_point`). There dual coordinate ascent needs thousands of passes
+  or stalls (on the seven LIBSVM sets of the grid of ``benchmarks/convergence_grid.py``, 28 cells
+  per lam n, it certified 1 cell at lam n = 1e-3 and 10 at 1e-2 within 10 000 passes, 20 at 0.1, 26
+  at 1), while the interior-point method's cost does not depend on lambda.
+- where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration, a
+  small dense problem, or with d <= n it costs at most AUTO_IPM_MAX_PASSES passes of coordinate
   ascent by the time models, AUTO_IPM_MAX_PASSES_SPARSE for a sparse X) and the mean squared norm
   of the rows over lam n is at least AUTO_IPM_ABOVE_SCALED_NORM (AUTO_IPM_ABOVE_SCALED_NORM_SPARSE
   for a sparse X on which the method costs more than AUTO_IPM_MAX_PASSES passes): the
   interior-point method too; on a sparse X on which that method is not cheap but can run and costs
   at most AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes, from AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
-  on. That ratio, liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its box: where it is large
-  many alphas are free and coupled, and coordinate ascent slows down (:func:`row_norm_scale`).
-- otherwise dual coordinate ascent (:func:`~svmcert.signsvm.dual_coordinate_ascent`, shrinking
-  and polishing) first, within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row besides; a count,
-  never a clock, so the same call does the same thing on every machine) worth AUTO_DCA_SHARE of the
-  interior-point method's estimated time (:func:`auto_plan`). Coordinate ascent also gives up
-  early (once half the budget is spent), at a certificate from which the rate of its gap over the
-  later half of the run predicts more work to ``tol`` than the whole interior-point method would
-  cost, and goes on past the budget, up to AUTO_DCA_EXTRA more, only while that rate predicts
-  ``tol`` within it. A run not certified by then is followed by the interior-point method. It is
-  several times faster where it converges in a few dozen passes (large lambda); the budget bounds
-  what it can waste where it does not, so ``auto`` costs at most about (1 + AUTO_DCA_SHARE +
-  AUTO_DCA_EXTRA) times the interior-point method (plus the time models' error), and (1 +
-  AUTO_DCA_SHARE) times where the rate does not promise convergence past the budget
-  (``auto_work_options``). ``benchmarks/auto_plan.py`` measures the plan against each method
+  on. That ratio, liblinear's C ||x||^2, is the curvature of a coordinate's dual step against its
+  box: where it is large many alphas are free and coupled, and coordinate ascent slows down
+  (:func:`row_norm_scale`).
+- otherwise dual coordinate ascent (:func:`~svmcert.signsvm.dual_coordinate_ascent`, shrinking and
+  polishing) first, within a budget of work (nonzeros visited, ``_dca_kernel.ROW_WORK`` per row
+  besides; a count, never a clock, so the same call does the same thing on every machine) worth
+  AUTO_DCA_SHARE of the interior-point method's estimated time (:func:`auto_plan`). Coordinate
+  ascent also gives up early (once half the budget is spent), at a certificate from which the rate
+  of its gap over the later half of the run predicts more work to ``tol`` than the whole
+  interior-point method would cost, and goes on past the budget, up to AUTO_DCA_EXTRA more, only
+  while that rate predicts ``tol`` within it. A run not certified by then is followed by the
+  interior-point method. It is several times faster where it converges in a few dozen passes (large
+  lambda); the budget bounds what it can waste where it does not, so ``auto`` costs at most about
+  (1 + AUTO_DCA_SHARE + AUTO_DCA_EXTRA) times the interior-point method (plus the time models'
+  error), and (1 + AUTO_DCA_SHARE) times where the rate does not promise convergence past the
+  budget (``auto_work_options``). ``benchmarks/auto_plan.py`` measures the plan against each method
   alone.
 
 For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the interior-point method form a
