@@ -4,9 +4,8 @@ measured times):
 
 - lam n < AUTO_IPM_BELOW_LAM_N: the interior-point method
   (:func:`~svmcert.signsvm.interior_point`). There dual coordinate ascent needs thousands of passes
-  or stalls (on the seven LIBSVM sets of the grid of ``benchmarks/convergence_grid.py``, 28 cells
-  per lam n, it certified 1 cell at lam n = 1e-3 and 10 at 1e-2 within 10 000 passes, 20 at 0.1, 26
-  at 1), while the interior-point method's cost does not depend on lambda.
+  or stalls (``benchmarks/convergence_grid.py`` counts the cells it certifies within 10 000 passes
+  at each lam n), while the interior-point method's cost does not depend on lambda.
 - where the interior-point method is cheap (:func:`ipm_is_cheap`: it runs its compiled iteration, a
   small dense problem, or with d <= n it costs at most AUTO_IPM_MAX_PASSES passes of coordinate
   ascent by the time models, AUTO_IPM_MAX_PASSES_SPARSE for a sparse X) and the mean squared norm
@@ -35,6 +34,9 @@ measured times):
 For a sparse X (scipy.sparse, held as CSR) ``auto`` never lets the interior-point method form a
 normal matrix larger than SPARSE_IPM_MAX_DIM squared: beyond it, coordinate ascent runs alone,
 up to DCA_MAX_EPOCHS passes.
+
+Each constant's docstring names the benchmark that measures it; ``benchmarks/README.md`` records
+the runs that set each value, and the book's Benchmarks part shows the current measurements.
 """
 
 from __future__ import annotations
@@ -59,130 +61,54 @@ AUTO_IPM_BELOW_LAM_N = 0.1
 """Below this lam n, ``auto`` goes straight to the interior-point method."""
 AUTO_IPM_ABOVE_SCALED_NORM = 1.25
 """From this mean ||x_i||^2 / (lam n) on (:func:`row_norm_scale`), ``auto`` goes straight to the
-interior-point method where that method is cheap (:func:`ipm_is_cheap`). It was 2 until
-``benchmarks/auto_plan.py --row-ratios`` (``results/auto_plan_ratios.csv``) timed each method
-alone where the ratio is 1.1, 1.4, 1.7 and 2 on the eight data sets (96 cells, three sign
-patterns); it is now the threshold of sign-constrained problems
-(AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED). In the 15 free cells between 1.25 and 2, on the seven
-LIBSVM sets, the interior-point method alone was faster than coordinate ascent alone in 12, and
-coordinate ascent alone took 2.02 times its time in geometric mean (svmguide1 at 1.4: 0.51). The
-change moved 14 cells, each at 0.32-1.14 of its time before (median 0.65), and ``auto`` /
-oracle over the 96 cells went from 1.29 to 1.22 in geometric mean (the rest is the cells at 1.1,
-below both thresholds, where coordinate ascent's budget comes first, and the sub-millisecond
-cells' noise). The threshold of 2 came from the run of
-``benchmarks/auto_plan.py`` before the rule (seven LIBSVM sets, free, nonnegative and mixed signs,
-lam n from 0.1 to 1000, BLAS on one thread), coordinate ascent alone was slower than the
-interior-point method alone in 35 of the 39 cells at or above 2 (in the other four, heart and
-sonar with nonnegative signs at lam n = 1, sonar and svmguide1 nonnegative at 0.1, it took 0.61
-to 0.79 of the interior-point time), and the plan with the budget spent 0.24-2.5 ms of coordinate
-ascent there before switching; below 2 coordinate ascent was the faster in 53 of 66 cells. Run
-before and after in one session: those 39 cells took 1.18-2.74 times less time, the 105
-small-set cells 119 ms in all instead of 148 (the faster method alone in every cell: 105 ms), and
-auto / oracle over the 120 cells with MNIST-5k went from 1.29 to 1.15 in geometric mean (at most
-2.51 instead of 3.04)."""
+interior-point method where that method is cheap (:func:`ipm_is_cheap`): with rows that long
+against lam n many alphas are free and coupled, and coordinate ascent slows down.
+``benchmarks/auto_plan.py`` (with ``--row-ratios`` around the threshold) times each method alone
+and the plan."""
 AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED = 1.25
 """AUTO_IPM_ABOVE_SCALED_NORM for a problem with sign constraints (any sign_h != 0), whose rows cost
-coordinate ascent 1.5-2.5 times a free row's pass (``_dca_kernel.CONSTRAINED_ROW_WORK``) and take
-more passes. In ``benchmarks/results/auto_plan.csv`` (nonnegative and mixed signs) the
-interior-point method alone was the faster method, or within 2% of it, in all four cells with
-mean ||x_i||^2 / (lam n) between 1.25 and 2 (ionosphere at lam n = 10: 1.35, breast-cancer at
-lam n = 1: 1.65), where the plan with the budget spent coordinate ascent's budget first and took
-1.54-1.71 times as long (timed side by side in one session); at 1.18 (sonar at lam n = 10)
-coordinate ascent alone was the faster (0.43 and 0.92 of the interior-point time), so the
-threshold sits between the two. The free pattern kept 2 until the run of
-AUTO_IPM_ABOVE_SCALED_NORM's docstring."""
+coordinate ascent more per pass than a free row's (``_dca_kernel.CONSTRAINED_ROW_WORK``) and which
+takes more passes. ``benchmarks/auto_plan.py`` (nonnegative and mixed signs) times each method
+alone and the plan."""
 AUTO_IPM_ABOVE_SCALED_NORM_SPARSE = 3.0
 """The threshold of the rule on the rows' norm for a sparse X on which the interior-point method's
 estimate is above AUTO_IPM_MAX_PASSES passes (up to AUTO_IPM_MAX_PASSES_SPARSE; at or below it the
 thresholds of a dense X apply). There the method is cheap only by the sparse rule's wider limit,
-and coordinate ascent, whose passes over short rows are cheap, was the faster plan in most cells
-with q = mean ||x_i||^2 / (lam n) under 3. Chosen on the two sparse files of
-``benchmarks/auto_plan.py`` (``results/auto_plan_sparse.csv``, ``auto_plan_sparse_heldout.csv``,
-in their run of 2026-12-06, before the rule), replaying the plan on their times: ``auto`` /
-oracle 1.010 -> 0.993 and 1.098 -> 1.037 in geometric mean. The threshold alone (at any number
-of passes) replayed at 1.007 and 1.010 but lost where the method is cheapest: at n = 1e6 (d =
-1000, 1%, q = 2, model 23 passes) coordinate ascent alone took 1.8 times the interior-point
-method. Both candidates were
-then timed on eight shapes no constant of the plan had been chosen on
-(``benchmarks/sparse_rows_rule.py``, ``results/sparse_rows_rule.csv``: n from 4e4 to 6e5, d from
-400 to 1500, densities 0.4-2%, q in {1.5, 2.5, 3.5}, free and mixed signs; 48 cells, another
-machine): ``auto`` over the faster of its two plans was 1.170 in geometric mean without the rule
-(at most 2.60; 37.8 s in all), 1.173 with the threshold at any number of passes (39.9 s) and 1.048
-with this rule (at most 1.51; 34.0 s). Both sparse files, rerun with it and the rule for long rows
-in place (2026-12-07 at ac70a5c) beside ``auto`` without it (``auto_sparse_norm_before``): the grid
-moved 4 of 84 cells (0.47-1.27 times; auto / oracle 0.989 against 0.985, within the timing noise)
-and the held-out shapes 6 of 84, each faster (0.31-0.65 times; 0.954 against 1.011)."""
+and below this threshold coordinate ascent, whose passes over short rows are cheap, is the faster
+plan. Chosen on the sparse files of ``benchmarks/auto_plan.py --sparse`` and tested on shapes it
+was not chosen on by ``benchmarks/sparse_rows_rule.py``."""
 AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY = 15.0
 """The threshold of the rule on the rows' norm for a sparse X on which the interior-point method is
 not cheap (its estimate above AUTO_IPM_MAX_PASSES_SPARSE passes, up to
-AUTO_IPM_MAX_PASSES_SPARSE_COSTLY) but can run (d <= n, d <= SPARSE_IPM_MAX_DIM):
-from mean ||x_i||^2 = 15 lam n on, ``auto`` runs it alone there too. With rows that long, coordinate
-ascent's free alphas are so coupled that it seldom certifies within its budget, and the plan then
-paid that budget before the method ran anyway. Chosen on the two sparse files of
-``benchmarks/auto_plan.py`` (in their run of 2026-12-07), replaying the plan on their times: any
-threshold between 11.05 and 20.3 moves the same cells (2 of the grid's 84, q = 31; 12 of the
-held-out 84, q = 20-61), each faster, and gives ``auto`` / oracle 0.996 and 0.959 against 1.004
-and 1.044 in geometric mean (at 8-10 six more grid cells move, three of them slower); 15 sits
-between. ``benchmarks/long_rows_rule.py`` (``results/long_rows_rule.csv``, 2026-12-07) then timed it
-on six shapes it was not chosen on (n from 8e3 to 7e4, d from 800 to 2500, 10-48 nonzeros a row,
-model 145-990 passes; q in {10, 20, 40}; free and mixed signs; 36 cells): over the faster of
-``auto`` without the rule and the method alone, the plan without the rule took 1.351 in geometric
-mean (80.9 s in all), the threshold at any number of passes 1.122 (at most 3.06; 59.5 s), the
-threshold up to AUTO_IPM_MAX_PASSES_SPARSE_COSTLY passes 1.092 (at most 1.92; 62.9 s), and a
-threshold of 10 1.413. At 990 passes (15000 x 2500, 25 nonzeros a row) coordinate ascent first was
-the faster plan in 3 of the 4 cells from q = 20 (up to 2.8 times), so the rule stops at that limit.
-Both sparse files, rerun with the rule in place (2026-12-07 at ac70a5c) beside ``auto`` without it
-(``auto_long_rows_before``): the grid moved its 2 cells (0.66-0.73 times; 0.989 against 0.980,
-within the timing noise), the held-out shapes their 12 (0.32-1.15 times, one slower; 69.0 s in all
-against 129.7 s; 0.954 against 1.030), where the misses fell from 10 to 0."""
+AUTO_IPM_MAX_PASSES_SPARSE_COSTLY) but can run (d <= n, d <= SPARSE_IPM_MAX_DIM): from this mean
+||x_i||^2 / (lam n) on, ``auto`` runs it alone there too. With rows that long, coordinate ascent's
+free alphas are so coupled that it seldom certifies within its budget, which the plan would pay
+before the method ran anyway. Chosen on the sparse files of ``benchmarks/auto_plan.py --sparse``
+and tested on shapes it was not chosen on by ``benchmarks/long_rows_rule.py``."""
 AUTO_IPM_MAX_PASSES_SPARSE_COSTLY = 400.0
 """The most passes (the model's estimate, :func:`ipm_passes`) at which
-AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY applies: the two sparse files it was chosen on reach 353,
-and beyond, at 990 passes, coordinate ascent first was the faster plan in most long-row cells of
-``benchmarks/long_rows_rule.py``."""
+AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY applies: beyond it, coordinate ascent first was the
+faster plan in most long-row cells of ``benchmarks/long_rows_rule.py``."""
 AUTO_IPM_MAX_PASSES = 30.0
 """Beyond the compiled shapes, the rules on the rows' norm also apply to a dense X with d <= n on
 which the interior-point method's estimate is at most this many passes of coordinate ascent over
-its n d entries (:func:`ipm_is_cheap`): there it costs as little as where the rules were measured
-(12-24 passes on the seven LIBSVM sets, 40 on 200 x 5). Gaussian classes with d = 100 cost 14.5
-at n >= 3e4; MNIST-5k 54, whose coordinate ascent certified rows 10 lam n long in 0.11 s against
-0.89 s. ``benchmarks/auto_plan.py --gaussian`` (n = 3e4, 1e5; lam n 1-100; free, mixed) times the
-plan beside the plan without it: 16 of 20 cells move to the interior-point method alone, auto /
-oracle 1.36 -> 1.23 when introduced, 1.31 -> 1.11 in the rerun the file holds (GIVE_UP_FROM_SHARE)."""
+its n d entries (:func:`ipm_is_cheap`): there the method costs about as little as on the sets
+where the rules were measured. ``benchmarks/auto_plan.py --gaussian`` times the plan beside the
+plan without it."""
 AUTO_IPM_MAX_PASSES_SPARSE = 128.0
 """AUTO_IPM_MAX_PASSES for a sparse X (CSR, d <= SPARSE_IPM_MAX_DIM), in passes over its nonzeros
 (``ROW_WORK`` per row besides) by the sparse time model (IPM_SPARSE_SEC). With short rows that
-model's cost per pass falls as n grows: on the sparse family of the floor benchmarks (d = 1000,
-10 nonzeros a row) it is 226 passes at n = 1e4, 144 at 3e4, 60 at 1e5, 36 at 3e5 and 27 at 1e6
-(from 3e4 on, where the method tries its working set, by IPM_WORKING_SET_ITERATIONS).
-``benchmarks/auto_plan.py --sparse`` (``results/auto_plan_sparse.csv``: n from 1e4 to 1e6,
-densities 0.5-3%, lam n 1-10, free and mixed signs; 84 cells) times the plan against each method
-alone, beside the plan without the rule (which keeps the rule for long rows) and with its limit at
-64 passes, where it stood until the model priced the working set. The limit of 128 was read off an
-earlier run's times (there 10 misses fell to 3 and auto / oracle 1.075 to 1.018 when replayed at
-any limit from 106 to 144); when it was set (2026-12-07 at 2351998) 128 against 64 moved 14 grid
-cells (14.5 s in all against 18.7 s; auto / oracle 1.004 against 1.02) and 14 held-out ones (19.6
-s against 30.9 s; 1.04 against 1.07). In the run the files hold (2026-12-07 at ac70a5c, with both
-rules on the rows' norm; all 168 cells certified), on the grid the sparse rule moves 32 cells
-(n >= 3e4, model 23-106 passes) at 0.47-1.87 times their time without it (median 0.68; 7 slower,
-all at q = 3.1-3.7 and lam n >= 3), and ``auto`` / oracle is 0.989 in geometric mean (at
-most 2.36) against 1.088 without it and 0.988 at 64 passes; 128 against 64 moves 10 cells (model
-71-106), 10.1 s in all against 11.0 s, 4 slower (all at lam n = 10). On the held-out shapes (3e4
-and 1e5 x 300, 2e4 x 500, 5e4 x 1000, 3e4, 1e5 and 2e5 x 2000) ``auto`` / oracle is 0.954 against
-1.005 without the rule and 0.957 at 64 passes, where 10 cells move (10.1 s against 12.0 s, 4
-slower). Misses (the interior-point method alone at least 1.5 times faster than the plan): 2 on
-the grid (30000 x 1000 at 1%, lam n = 1, model 144 passes, q = 11: 1.7-2.1 times) against 4 at
-64 passes and 16 without the rule; none held out, against 3 and 9."""
+model's cost in passes falls as n grows (:func:`ipm_passes`), and from 3e4 samples on the method
+tries its working set (IPM_WORKING_SET_ITERATIONS). ``benchmarks/auto_plan.py --sparse`` times the
+plan against each method alone, beside the plan without the rule and with a limit of 64 passes."""
 AUTO_DCA_SHARE = 1.0
 """Coordinate ascent's budget in ``auto``, as a fraction of the interior-point method's estimated time
 (``benchmarks/auto_plan.py`` measures the choice against each method alone)."""
 AUTO_DCA_EXTRA = 1.0
 """How far beyond its budget coordinate ascent may go in ``auto``, as a fraction of the
 interior-point method's estimated time, when the rate of its gap predicts ``tol`` within it
-(``shrinking_rounds.extended_limit``): a run a little short of ``tol`` at the budget's end
-(splice at lam n = 100, free or mixed signs, stood at a relative gap of 1.4e-6 to 3.9e-6 there
-and certified 1e-6 alone after 1.3 budgets) then finishes instead of throwing its work away for
-the interior-point method."""
+(``shrinking_rounds.extended_limit``): a run a little short of ``tol`` at the budget's end then
+finishes instead of throwing its work away for the interior-point method."""
 SPARSE_IPM_MAX_DIM = 4000
 """Largest min(n, d) for which ``auto`` runs the interior-point method on a sparse X (its dense
 min(n, d)^2 normal matrix then takes at most 128 MB)."""
