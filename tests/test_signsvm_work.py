@@ -327,7 +327,7 @@ def test_dense_rows_is_scaled_csr_and_row_layout_bit_for_bit(seed, n, d, density
     # trajectory, and so every committed table, depends on these arrays to the last bit
     from svmcert.signsvm._dca_kernel import dense_rows
 
-    X, y, sign = _problem(seed, n, d, density)
+    X, y, sign = _problem(seed, n, d, density)     # its zeros are +0.0 and -0.0 (negative entries times 0)
     X[seed % n] = 0.0                              # an empty row
     scale = y / (1.0 + seed % 7)
     two_step = scaled_csr(X, scale) + row_layout(*scaled_csr(X, scale), sign)
@@ -337,7 +337,9 @@ def test_dense_rows_is_scaled_csr_and_row_layout_bit_for_bit(seed, n, d, density
 
     upper = np.random.default_rng(seed).uniform(0.0, 2.0, n)
     omega_u = csr_rmatvec(*two_step[:3], upper, d)        # the product the scan folds in
-    for build in (dense_rows, _dense_rows_one_scan, _dense_rows_two_scans):   # both paths of dense_rows
+    bits = X.view(np.uint64)                       # the private builds take X's bit patterns too
+    for build in (dense_rows, lambda *a: _dense_rows_one_scan(X, bits, *a[1:]),
+                  lambda *a: _dense_rows_two_scans(X, bits, *a[1:])):     # both paths of dense_rows
         fused = build(X, scale, sign, upper)
         assert len(fused) == 7
         for a, b in zip(two_step + (omega_u,), fused):
