@@ -3,8 +3,8 @@
 # comes from the exact, hashed lock requirements/lock.txt; `make lock` regenerates it from
 # pyproject.toml. Both use uv, pinned, in a tool venv of its own under _build/: it installs the
 # same files as pip, each checked against its hash, in 30 s where pip took 100 s on two cores
-# (tensorflow alone is 1.9 GB unpacked). `make install INSTALLER=pip` installs with pip instead,
-# for a machine whose package index only pip is configured for.
+# (tensorflow alone is 1.9 GB unpacked). `make install INSTALLER=pip` installs with pip from the
+# start, for a machine whose package index only pip is configured for.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -27,7 +27,7 @@ TIMED  := $(BIN)/python lib/svmcert/book/timed.py
 # so `make test` leaves them out and `make browser-test` runs them after `make book`.
 BOOK_TESTS := tests/test_browser.py tests/test_links.py
 
-.PHONY: install lock test book run build check browser-test pdf clean
+.PHONY: install uv-install pip-install lock test book run build check browser-test pdf clean
 
 install: $(STAMP)
 
@@ -37,19 +37,27 @@ $(BIN)/python:
 # Every package at the version and with the hashes of the lock; then the project itself, without
 # dependencies (they are all in the lock) and without build isolation (setuptools is in the lock).
 # With uv, bytecode is compiled at install time as pip does, so that the first imports of the tests
-# and chapters do not compile it (in parallel, on both cores).
-$(STAMP): $(LOCK) pyproject.toml | $(BIN)/python $(if $(filter uv,$(INSTALLER)),$(UV))
+# and chapters do not compile it (in parallel, on both cores). Where uv cannot be installed or
+# fails, the install says so and goes on with pip.
+$(STAMP): $(LOCK) pyproject.toml | $(BIN)/python
 ifeq ($(INSTALLER),uv)
-	$(UV) pip install --quiet --python $(BIN)/python --require-hashes --no-deps --compile-bytecode -r $(LOCK)
-	$(UV) pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
+	@$(MAKE) --no-print-directory uv-install || { echo "make: the install with uv failed; installing with pip instead" >&2; \
+	  $(MAKE) --no-print-directory pip-install; }
 else ifeq ($(INSTALLER),pip)
-	set -o pipefail; $(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK) 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-	set -o pipefail; $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	@$(MAKE) --no-print-directory pip-install
 else
 	$(error INSTALLER must be uv or pip, not '$(INSTALLER)')
 endif
 	$(BIN)/python -m pip check
 	touch $(STAMP)
+
+uv-install: $(UV) | $(BIN)/python
+	$(UV) pip install --quiet --python $(BIN)/python --require-hashes --no-deps --compile-bytecode -r $(LOCK)
+	$(UV) pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
+
+pip-install: | $(BIN)/python
+	set -o pipefail; $(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK) 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+	set -o pipefail; $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
 $(UV):
 	$(PYTHON) -m venv $(UV_TOOLS)
