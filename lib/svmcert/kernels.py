@@ -317,9 +317,9 @@ def empirical_ntk_kernel(X, Y=None, architecture: str = "fc", depth: int = 3, wi
     Parameters
     ----------
     dtype : {"float32", "float64"}
-        XLA's CPU convolutions and their gradients are 20-80 times slower in float64; float32
+        XLA's CPU convolutions and their gradients are many times slower in float64; float32
         rounding (relative ~1e-6) is far below the finite-width fluctuations this kernel is used
-        to measure (>= 1e-2 at any affordable width).
+        to measure (the NTK chapter measures them at each width it runs).
     width : int >= 1
         The hidden units / channels.
     seed : int
