@@ -136,15 +136,15 @@ def _dense_rows_two_scans(X, bits, scale, sign, upper):
 ZERO_RUN = 4
 """The build tests X's entries ZERO_RUN at a time, as one OR of their bit patterns, and skips the
 group where all are +0.0 (any other entry, -0.0 included, sends the group to the entry-by-entry
-test, so the rows are the same bit for bit). Measured with :func:`dense_rows` at this commit and
-the one before (best of 30 calls, one thread, two runs each, this machine): MNIST-5k, whose zeros
-come in runs (the images' borders), 3.9-4.3 ms against 5.4-5.9 ms with free signs and 5.1-5.4
-against 6.5-6.9 with half the columns constrained; 5000 x 784 Gaussian matrices with zeros at
-random, 3.6-3.8 against 3.1-3.3 ms at 2% nonzeros (the one loss: a group holds a nonzero at random
-there, and the test mispredicts) and within 0.9-1.1 times at 20, 50 and 100%. Groups of 8 and 16
-skipped less of MNIST-5k, and a branchless fill was slower everywhere. The group's entries are an
-inner loop of fixed length (with a variable length, or a guard for the last entries, the build
-took up to 3.5 times as long where zeros fall at random)."""
+test, so the rows are the same bit for bit). Measured with :func:`dense_rows` at 1da251d against
+0976fe0 (best of 30 calls, one thread, two runs each, an Intel Xeon): MNIST-5k, whose zeros come in
+runs (the images' borders), 3.9-4.3 ms against 5.4-5.9 ms with free signs and 5.1-5.4 against
+6.5-6.9 with half the columns constrained; 5000 x 784 Gaussian matrices with zeros at random,
+3.6-3.8 against 3.1-3.3 ms at 2% nonzeros (the one loss) and within 0.9-1.1 times at 20, 50 and
+100%. Groups of 8 and 16 skipped less of MNIST-5k; a branchless fill inside the groups was slower
+than this one on every matrix (4 times the old build at 2% random nonzeros). The group's entries
+are an inner loop of fixed length (with a variable length, or a guard for the last entries, the
+build took up to 3.5 times as long where zeros fall at random)."""
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -156,7 +156,7 @@ def _fill_row(X, bits, i, si, sign, k, c, indices, values, cpos, sq_norm, ui, om
     acc = 0.0
     d = X.shape[1]
     whole = d - d % ZERO_RUN
-    for g in range(0, whole, ZERO_RUN):       # a fixed-length inner loop: the compiler unrolls it
+    for g in range(0, whole, ZERO_RUN):       # groups of fixed length (see ZERO_RUN)
         run = np.uint64(0)
         for h in range(g, g + ZERO_RUN):
             run |= bits[i, h]
