@@ -302,3 +302,23 @@ def test_long_rows_candidates_take_the_method_alone_only_where_they_apply():
     assert c2["gm"] == pytest.approx(1.0) and c2["seconds"] == pytest.approx(3.0) and c2["max"] == 1.0
     assert c1["max"] == pytest.approx(3.0) and c1["seconds"] == pytest.approx(5.0)
     assert c0["gm"] == pytest.approx(2.0 ** (1 / 3)) and c3["gm"] == pytest.approx(6.0 ** (1 / 3))
+
+
+def test_shrinking_eps_times_each_candidate_sets_the_constant_per_call_and_puts_it_back(tmp_path, capsys):
+    _benchmarks_on_path()
+    import shrinking_eps
+
+    from svmcert.signsvm import shrinking_rounds
+
+    kept = shrinking_rounds.SHRINKING_EPS_PER_TOL
+    out = tmp_path / "eps.csv"
+    assert shrinking_eps.main(["--data", "heart", "--lam-n", "10", "--patterns", "free", "--candidates", "1e2",
+                               "--solvers", "dual-coordinate", "--repeat", "1", "--csv", str(out)]) == 0
+    assert shrinking_rounds.SHRINKING_EPS_PER_TOL == kept
+    rows = pd.read_csv(out)
+    assert sorted(rows["eps_per_tol"]) == sorted({kept, 1e2})
+    assert rows.loc[rows["current"], "ratio"].tolist() == [1.0] and rows["converged"].all()
+    assert (rows["rel_gap"] <= 1e-6).all() and "commit" in rows.columns
+    # a start of 1e-4 instead of 1e-3 takes a different path: the constant really reached the loop
+    assert rows.set_index("eps_per_tol").loc[1e2, "passes"] != rows.set_index("eps_per_tol").loc[kept, "passes"]
+    assert "geo=1.000" in capsys.readouterr().out

@@ -162,9 +162,10 @@ default tolerance for this dual); each failed certificate divides it by SHRINKIN
 SHRINKING_EPS_PER_TOL = 1e3
 """The first spread is min(SHRINKING_EPS0, SHRINKING_EPS_PER_TOL * tol): a relative gap of 1e-6
 took a spread of 1e-3 to 1e-5 on the eight data sets of the peer benchmarks, and every round costs
-a full pass and a certificate. Over 64 cells (free and nonnegative signs, lam n from 1 to 1000,
-tol 1e-6) starting at 1e-3 took 0.84 of the time of starting at 0.1 in geometric mean (0.91 from
-1e-2), though up to 2.1x longer on single cells (splice at lam n = 10)."""
+a full pass and a certificate. ``benchmarks/shrinking_eps.py`` times 1e5 (a start at
+SHRINKING_EPS0), 1e4, 1e3 and 1e2 on the peers' 96 cells through ``auto`` and through coordinate
+ascent alone; ``benchmarks/README.md`` records its runs: larger values were slower, and 1e2 no
+faster than the run's noise."""
 SHRINKING_EPS_FACTOR = 10.0
 POLISH_AFTER_EPOCHS = 300
 """Active-set polishing is tried only once a run has taken this many passes: each of its
