@@ -17,6 +17,15 @@ lam n in ``--family-lam-n`` (1e-4 ... 1e4). Every instance comes from its own ke
 (``instance_rng(0, "family", family, n, d)``). Clarabel runs on the cells with n d at most
 ``--clarabel-max-entries``.
 
+Sample weights (``--weights``): each cell is solved with ``sample_weight`` s drawn from the keyed
+stream ``instance_rng(0, "weights", data, kind)``: ``uniform`` (s_i ~ U(0.1, 5)) or ``with-zeros``
+(the same with a tenth of the samples at 0, which removes them), or ``none`` (the paper's
+problem, the default). ``--patterns nonpos`` (all w_h <= 0) is a fifth pattern, outside the
+default grid. A weighted cell's gap is recomputed with this script's own weighted objectives
+(:func:`weighted_objectives`: P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) and
+the dual over the box 0 <= alpha_i <= s_i, infinite where alpha leaves the box), and Clarabel
+solves the same weighted QP.
+
 Every cell runs ``signsvm.solve(X, y, lam, sign, solver=METHOD, tol=TOL)`` for each method named,
 then (unless ``--no-clarabel``) cvxpy/Clarabel on the same primal QP (default Clarabel settings,
 the time includes cvxpy's compilation; ``clarabel_solve_seconds`` is Clarabel's own solve time).
@@ -27,7 +36,7 @@ objective functions (eq. 10), not taken from the solver. Columns:
     data, n, d, lam_n, pattern, method, ran (the methods "auto" ran, in order), rel_gap, converged,
     seconds, n_iter, clarabel_seconds, clarabel_solve_seconds,
     primal_minus_clarabel ((P - P_clarabel) / P_clarabel; at most rel_gap P / P_clarabel, up to
-    Clarabel's accuracy)
+    Clarabel's accuracy), weights (none, uniform or with-zeros)
 
 Run one process at a time with BLAS on one thread (the default here; the machine is shared):
 
@@ -35,6 +44,8 @@ Run one process at a time with BLAS on one thread (the default here; the machine
     .venv/bin/python benchmarks/convergence_grid.py --data heart sonar --lam-n 1e-3 --methods auto dual-coordinate
     .venv/bin/python benchmarks/convergence_grid.py --data none --synthetic 50000 100000
     .venv/bin/python benchmarks/convergence_grid.py --data none --families all --csv results/convergence_families.csv
+    .venv/bin/python benchmarks/convergence_grid.py --weights uniform with-zeros --patterns free nonneg mixed nonpos \
+        --csv results/convergence_weighted.csv
 
 With ``--csv`` the rows are written at the end (to a temporary name, then renamed: an interrupted
 run leaves the previous file) with the provenance columns of ``peers.common.write_csv`` (date,
@@ -64,16 +75,21 @@ from peers.common import write_csv  # noqa: E402
 DATA = ("australian", "breast-cancer", "heart", "ionosphere", "sonar", "splice", "svmguide1", "mnist5k")
 LAM_NS = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)
 PATTERNS = ("free", "nonneg", "half", "mixed")
+ALL_PATTERNS = PATTERNS + ("nonpos",)
+WEIGHTS = ("none", "uniform", "with-zeros")
 COLUMNS = ("data", "n", "d", "lam_n", "pattern", "method", "ran", "rel_gap", "converged", "seconds", "n_iter",
-           "clarabel_seconds", "clarabel_solve_seconds", "primal_minus_clarabel")
+           "clarabel_seconds", "clarabel_solve_seconds", "primal_minus_clarabel", "weights")
 
 
 def sign_pattern(pattern: str, data: str, d: int) -> np.ndarray:
-    """The grid's four sign patterns; the random ones drawn from the cell's own keyed stream."""
+    """The grid's four sign patterns and ``nonpos``; the random ones drawn from the cell's own keyed
+    stream."""
     if pattern == "free":
         return np.zeros(d)
     if pattern == "nonneg":
         return np.ones(d)
+    if pattern == "nonpos":
+        return -np.ones(d)
     rng = instance_rng(0, "sign", data, pattern)
     if pattern == "half":
         sign = np.zeros(d)
@@ -81,7 +97,42 @@ def sign_pattern(pattern: str, data: str, d: int) -> np.ndarray:
         return sign
     if pattern == "mixed":
         return rng.choice([-1.0, 0.0, 1.0], size=d)
-    raise ValueError(f"pattern: expected one of {PATTERNS}, got {pattern!r}")
+    raise ValueError(f"pattern: expected one of {ALL_PATTERNS}, got {pattern!r}")
+
+
+def sample_weights(kind: str, data: str, n: int):
+    """The cell's sample weights (None for ``none``), from the keyed stream ``instance_rng(0,
+    "weights", data, kind)``: s_i ~ U(0.1, 5), and for ``with-zeros`` a tenth of them (drawn from the
+    same stream) set to 0."""
+    if kind == "none":
+        return None
+    if kind not in WEIGHTS:
+        raise ValueError(f"weights: expected one of {WEIGHTS}, got {kind!r}")
+    rng = instance_rng(0, "weights", data, kind)
+    s = rng.uniform(0.1, 5.0, n)
+    if kind == "with-zeros":
+        s[rng.permutation(n)[: n // 10]] = 0.0
+    return s
+
+
+def weighted_objectives(w, alpha, X, y, lam, sign, s):
+    """(P(w), D(alpha)) of the weighted problem, written here apart from the library:
+    P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) for w in the sign set (+inf
+    outside it), D(alpha) = -lam/2 ||Pi_S(X^T (y alpha) / (lam n))||^2 + (1/n) sum_i alpha_i for
+    0 <= alpha_i <= s_i (-inf outside that box)."""
+    n = X.shape[0]
+    w = np.asarray(w, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    margins = y * np.asarray(X @ w).ravel()
+    P = 0.5 * lam * (w @ w) + float(s @ np.maximum(0.0, 1.0 - margins)) / n
+    if np.any(sign * w < 0):
+        P = np.inf
+    v = np.asarray(X.T @ (y * alpha)).ravel() / (lam * n)
+    v = np.where(sign * v < 0, 0.0, v)
+    D = -0.5 * lam * (v @ v) + alpha.sum() / n
+    if np.any(alpha < 0) or np.any(alpha > s):
+        D = -np.inf
+    return P, D
 
 
 def gaussian_classes(n: int, d: int = 100, seed: int = 0):
@@ -143,8 +194,9 @@ FAMILIES = {"gaussian": "Gaussian rows, labels of a noisy linear rule",
 """The unseen-shape families (``--families``) and what makes each awkward."""
 
 
-def clarabel(X, y, lam, sign):
-    """cvxpy/Clarabel on the primal QP at default settings: (value at its w, total s, solve s)."""
+def clarabel(X, y, lam, sign, weights=None):
+    """cvxpy/Clarabel on the primal QP at default settings (the hinge terms weighted by ``weights``
+    when given): (value at its w, total s, solve s)."""
     import cvxpy as cp
 
     n, d = X.shape
@@ -154,14 +206,17 @@ def clarabel(X, y, lam, sign):
         cons.append(w[np.flatnonzero(sign > 0)] >= 0)
     if np.any(sign < 0):
         cons.append(w[np.flatnonzero(sign < 0)] <= 0)
-    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) + cp.sum(xi) / n), cons)
+    loss = cp.sum(xi) if weights is None else weights @ xi
+    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) + loss / n), cons)
     t = time.perf_counter()
     prob.solve(solver="CLARABEL")
     total = time.perf_counter() - t
     wv = np.asarray(w.value, dtype=float)
     wv = np.where(sign * wv < 0, 0.0, wv)
     X_check = X.toarray() if sp.issparse(X) else X
-    return signsvm.primal_objective(wv, X_check, y, lam), total, float(prob.solver_stats.solve_time or np.nan)
+    value = (signsvm.primal_objective(wv, X_check, y, lam) if weights is None
+             else weighted_objectives(wv, np.zeros(n), X_check, y, lam, sign, weights)[0])
+    return value, total, float(prob.solver_stats.solve_time or np.nan)
 
 
 def best_of(call, repeat, short=0.5):
@@ -179,13 +234,18 @@ def best_of(call, repeat, short=0.5):
     return best, out
 
 
-def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, repeat=3):
+def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, repeat=3, weights=None):
+    """The rows of one cell (one per method), each with its gap recomputed from the returned
+    (w, alpha): by the library's public objectives, or with ``weights`` by
+    :func:`weighted_objectives`; Clarabel's value and times beside them."""
     n = X.shape[0]
     lam = lam_n / n
     X_check = X.toarray() if sp.issparse(X) else X      # checked on the dense array: off the CSR code path
     rows = []
     for method in methods:
         opts = {} if time_limit is None else {"time_limit": time_limit}
+        if weights is not None:
+            opts["sample_weight"] = weights
 
         def call():
             with warnings.catch_warnings():
@@ -193,14 +253,17 @@ def run_cell(X, y, lam_n, sign, methods, tol, with_clarabel, time_limit=None, re
                 return signsvm.solve(X, y, lam, sign, solver=method, tol=tol, **opts)
 
         seconds, res = best_of(call, repeat)
-        P = signsvm.primal_objective(res.w, X_check, y, lam)
-        D = signsvm.dual_objective(res.alpha, X_check, y, lam, sign)
+        if weights is None:
+            P = signsvm.primal_objective(res.w, X_check, y, lam)
+            D = signsvm.dual_objective(res.alpha, X_check, y, lam, sign)
+        else:
+            P, D = weighted_objectives(res.w, res.alpha, X_check, y, lam, sign, weights)
         ran = "+".join(res.history.get("method", [method]))       # what "auto" ran, in order
         rows.append(dict(method=method, ran=ran, rel_gap=(P - D) / P, converged=bool(res.converged), seconds=seconds,
                          n_iter=res.n_iter, primal=P))
     if with_clarabel:
-        _, ref = best_of(lambda: clarabel(X, y, lam, sign), repeat)
-        runs = [ref] + [clarabel(X, y, lam, sign) for _ in range(repeat - 1) if ref[1] < 0.5]
+        _, ref = best_of(lambda: clarabel(X, y, lam, sign, weights), repeat)
+        runs = [ref] + [clarabel(X, y, lam, sign, weights) for _ in range(repeat - 1) if ref[1] < 0.5]
         ref = (ref[0], min(r[1] for r in runs), min(r[2] for r in runs))
     else:
         ref = (np.nan, np.nan, np.nan)
@@ -214,7 +277,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", nargs="+", default=list(DATA), help="data sets (or 'none')")
     ap.add_argument("--lam-n", nargs="+", type=float, default=list(LAM_NS))
-    ap.add_argument("--patterns", nargs="+", default=list(PATTERNS), choices=PATTERNS)
+    ap.add_argument("--patterns", nargs="+", default=list(PATTERNS), choices=ALL_PATTERNS)
+    ap.add_argument("--weights", nargs="+", default=["none"], choices=WEIGHTS,
+                    help="sample weights of the data sets' cells (default none: the paper's problem)")
     ap.add_argument("--methods", nargs="+", default=["auto"], help=f"any of {signsvm.SOLVERS}")
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--time-limit", type=float, default=None, help="passed to solve (seconds)")
@@ -238,9 +303,9 @@ def main(argv=None):
     written = []
     print(",".join(COLUMNS), flush=True)
 
-    def emit(name, X, lam_n, pattern, rows):
+    def emit(name, X, lam_n, pattern, rows, weights="none"):
         for r in rows:
-            vals = dict(data=name, n=X.shape[0], d=X.shape[1], lam_n=lam_n, pattern=pattern, **r)
+            vals = dict(data=name, n=X.shape[0], d=X.shape[1], lam_n=lam_n, pattern=pattern, **r, weights=weights)
             written.append(vals)
             print(",".join(f"{vals[c]:.3g}" if isinstance(vals[c], float) else str(vals[c]) for c in COLUMNS),
                   flush=True)
@@ -253,11 +318,14 @@ def main(argv=None):
                 signsvm.solve(Xw, yw, 1e-3, np.r_[1.0, 0, -1, 0, 0], solver=m)
         for name in data:
             X, y = load_scaled(name)
-            for pattern in args.patterns:
-                sign = sign_pattern(pattern, name, X.shape[1])
-                for lam_n in args.lam_n:
-                    emit(name, X, lam_n, pattern, run_cell(X, y, lam_n, sign, args.methods, args.tol,
-                                                           not args.no_clarabel, args.time_limit, args.repeat))
+            for kind in args.weights:
+                weights = sample_weights(kind, name, X.shape[0])
+                for pattern in args.patterns:
+                    sign = sign_pattern(pattern, name, X.shape[1])
+                    for lam_n in args.lam_n:
+                        emit(name, X, lam_n, pattern, run_cell(X, y, lam_n, sign, args.methods, args.tol,
+                                                               not args.no_clarabel, args.time_limit, args.repeat,
+                                                               weights), kind)
         for n in args.synthetic:
             X, y = gaussian_classes(n, args.synthetic_d)
             emit(f"two-gaussians-{n}x{args.synthetic_d}", X, 1.0, "free", run_cell(X, y, 1.0, np.zeros(X.shape[1]), args.methods,

@@ -322,3 +322,29 @@ def test_shrinking_eps_times_each_candidate_sets_the_constant_per_call_and_puts_
     # a start of 1e-4 instead of 1e-3 takes a different path: the constant really reached the loop
     assert rows.set_index("eps_per_tol").loc[1e2, "passes"] != rows.set_index("eps_per_tol").loc[kept, "passes"]
     assert "geo=1.000" in capsys.readouterr().out
+
+
+def test_weighted_grid_cells_are_checked_by_the_scripts_own_objectives_and_clarabel():
+    grid = _load_script("convergence_grid")
+    from svmcert import signsvm
+
+    X, y = grid.family_instance("gaussian", 120, 6)
+    s = grid.sample_weights("with-zeros", "gaussian-120x6", 120)
+    assert np.array_equal(s, grid.sample_weights("with-zeros", "gaussian-120x6", 120))      # own keyed stream
+    assert (s == 0).sum() == 12 and s[s > 0].min() >= 0.1 and s.max() <= 5.0
+    assert grid.sample_weights("none", "gaussian-120x6", 120) is None
+    # the script's weighted objectives are the library's public ones at unit weights
+    sign, lam = grid.sign_pattern("nonpos", "gaussian-120x6", 6), 0.05
+    res = signsvm.solve(X, y, lam, sign)
+    P, D = grid.weighted_objectives(res.w, res.alpha, X, y, lam, sign, np.ones(120))
+    assert P == pytest.approx(signsvm.primal_objective(res.w, X, y, lam), rel=1e-12)
+    assert D == pytest.approx(signsvm.dual_objective(res.alpha, X, y, lam, sign), rel=1e-12)
+    # a dual point outside the weighted box bounds nothing, a primal point outside the sign set neither
+    assert grid.weighted_objectives(res.w, res.alpha, X, y, lam, sign, s)[1] == -np.inf
+    assert grid.weighted_objectives(np.abs(res.w) + 1.0, res.alpha, X, y, lam, sign, s)[0] == np.inf
+    rows = grid.run_cell(X, y, 1.0, sign, ["auto"], 1e-6, True, repeat=1, weights=s)
+    (row,) = rows
+    assert row["converged"] and 0.0 <= row["rel_gap"] <= 1e-6
+    # Clarabel's value is no lower than our dual bound: (P - P_c) / P_c <= rel_gap, up to Clarabel's
+    # accuracy (its default relative gap tolerance is 1e-8; 1e-7 leaves room for its feasibility tolerance)
+    assert row["primal_minus_clarabel"] <= row["rel_gap"] * (1 + row["rel_gap"]) + 1e-7

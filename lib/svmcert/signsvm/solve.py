@@ -72,6 +72,11 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     time_limit : float, optional
         Seconds: the whole call stops before a step that would end after it and returns its best
         certified point with ``converged=False`` and a :class:`ConvergenceWarning`.
+    sample_weight : array of shape (n,), optional
+        Weights s_i >= 0 (at least one positive): each sample's hinge loss is multiplied by s_i,
+        P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>), and the dual box becomes
+        alpha_i in [0, s_i] (``svmcert.signsvm.problem``); a zero weight removes the sample.
+        Default: all ones, the paper's problem.
     **options
         Passed to the chosen solver (e.g. ``max_epochs``, ``max_iter``, ``seed``). With
         ``"auto"``, ``max_iter`` caps the iterations of whichever method runs (passes of
@@ -80,11 +85,6 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
         ``engine``, ``shrinking``, ``polish``) makes ``"auto"`` run coordinate ascent alone, so
         that the caller's limit on its passes is the limit on the call's work.
 
-    sample_weight : array of shape (n,), optional
-        Weights s_i >= 0 (at least one positive): each sample's hinge loss is multiplied by s_i,
-        P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>), and the dual box becomes
-        alpha_i in [0, s_i] (``svmcert.signsvm.problem``); a zero weight removes the sample.
-        Default: all ones, the paper's problem.
     Returns
     -------
     SolverResult
