@@ -20,7 +20,8 @@ lam n in ``--family-lam-n`` (1e-4 ... 1e4). Every instance comes from its own ke
 Sample weights (``--weights``): each cell is solved with ``sample_weight`` s drawn from the keyed
 stream ``instance_rng(0, "weights", data, kind)``: ``uniform`` (s_i ~ U(0.1, 5)) or ``with-zeros``
 (the same with a tenth of the samples at 0, which removes them), or ``none`` (the paper's
-problem, the default). ``--patterns nonpos`` (all w_h <= 0) is a fifth pattern, outside the
+problem, the default); on the unseen shapes the stream is keyed by the instance's name
+(``family-nxd``). ``--patterns nonpos`` (all w_h <= 0) is a fifth pattern, outside the
 default grid. A weighted cell's gap is recomputed with this script's own weighted objectives
 (:func:`weighted_objectives`: P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) and
 the dual over the box 0 <= alpha_i <= s_i, infinite where alpha leaves the box), and Clarabel
@@ -46,6 +47,8 @@ Run one process at a time with BLAS on one thread (the default here; the machine
     .venv/bin/python benchmarks/convergence_grid.py --data none --families all --csv results/convergence_families.csv
     .venv/bin/python benchmarks/convergence_grid.py --weights uniform with-zeros --patterns free nonneg mixed nonpos \
         --csv results/convergence_weighted.csv
+    .venv/bin/python benchmarks/convergence_grid.py --data none --families all --weights uniform with-zeros \
+        --family-patterns free mixed nonpos --csv results/convergence_families_weighted.csv
 
 With ``--csv`` the rows are written at the end (to a temporary name, then renamed: an interrupted
 run leaves the previous file) with the provenance columns of ``peers.common.write_csv`` (date,
@@ -279,7 +282,7 @@ def main(argv=None):
     ap.add_argument("--lam-n", nargs="+", type=float, default=list(LAM_NS))
     ap.add_argument("--patterns", nargs="+", default=list(PATTERNS), choices=ALL_PATTERNS)
     ap.add_argument("--weights", nargs="+", default=["none"], choices=WEIGHTS,
-                    help="sample weights of the data sets' cells (default none: the paper's problem)")
+                    help="sample weights of the data sets' and the families' cells (default none: the paper's problem)")
     ap.add_argument("--methods", nargs="+", default=["auto"], help=f"any of {signsvm.SOLVERS}")
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--time-limit", type=float, default=None, help="passed to solve (seconds)")
@@ -288,7 +291,7 @@ def main(argv=None):
     ap.add_argument("--families", nargs="*", default=[], help=f"any of {tuple(FAMILIES)}, or 'all'")
     ap.add_argument("--family-shapes", nargs="+", default=[f"{n}x{d}" for n, d in FAMILY_SHAPES], help="n x d")
     ap.add_argument("--family-lam-n", nargs="+", type=float, default=list(FAMILY_LAM_NS))
-    ap.add_argument("--family-patterns", nargs="+", default=["free", "nonneg", "mixed"], choices=PATTERNS)
+    ap.add_argument("--family-patterns", nargs="+", default=["free", "nonneg", "mixed"], choices=ALL_PATTERNS)
     ap.add_argument("--clarabel-max-entries", type=float, default=2e5, help="families: Clarabel only where n d <= this")
     ap.add_argument("--no-clarabel", action="store_true")
     ap.add_argument("--threads", type=int, default=1)
@@ -336,13 +339,15 @@ def main(argv=None):
                 n, d = (int(v) for v in shape.lower().split("x"))
                 X, y = family_instance(family, n, d)
                 name = f"{family}-{n}x{d}"
-                for pattern in args.family_patterns:
-                    sign = sign_pattern(pattern, name, d)
-                    for lam_n in args.family_lam_n:
-                        emit(name, X, lam_n, pattern,
-                             run_cell(X, y, lam_n, sign, args.methods, args.tol,
-                                      not args.no_clarabel and n * d <= args.clarabel_max_entries,
-                                      args.time_limit, args.repeat))
+                for kind in args.weights:
+                    weights = sample_weights(kind, name, n)
+                    for pattern in args.family_patterns:
+                        sign = sign_pattern(pattern, name, d)
+                        for lam_n in args.family_lam_n:
+                            emit(name, X, lam_n, pattern,
+                                 run_cell(X, y, lam_n, sign, args.methods, args.tol,
+                                          not args.no_clarabel and n * d <= args.clarabel_max_entries,
+                                          args.time_limit, args.repeat, weights), kind)
     if args.csv:
         write_csv(written, args.csv, COLUMNS)
 
