@@ -413,9 +413,10 @@ def test_estimator_accepts_the_interior_point_method():
     assert abs(a.result_.primal - b.result_.primal) <= a.result_.gap + b.result_.gap
 
 
-@pytest.mark.parametrize("lam_n, max_iter", [(0.01, 12), (1.0, 8)])
+@pytest.mark.parametrize("lam_n, max_iter", [(0.01, 12), (1.0, 8), (0.01, 3)])
 def test_an_interior_point_run_stopped_short_is_finished_by_crossover(lam_n, max_iter):
-    # the iteration cap stops the interior-point method at a relative gap of about 1e-2 to 1e-3;
+    # the iteration cap stops the interior-point method short of 1e-10 (after 3 iterations at
+    # lam n = 0.01 far short: the first active-set iterations move many samples and coordinates);
     # the exact solve on the sets its margins identify must then certify 1e-10, and the answer
     # must agree with cvxpy's optimum within that certificate
     rng = np.random.default_rng(5)
@@ -435,14 +436,54 @@ def test_an_interior_point_run_stopped_short_is_finished_by_crossover(lam_n, max
 
 
 def test_a_crossover_from_a_poor_iterate_is_refused_and_the_run_says_so():
-    # after 6 iterations the margins do not yet identify the sets: the active-set iterations
-    # wander and the run keeps its interior-point certificate, uncertified, with a warning
+    # after one iteration (relative gap about 50) the margins do not identify the sets: the
+    # active-set iterations find no certificate within their budget, and the run keeps its
+    # interior-point certificate, uncertified, with a warning
     rng = np.random.default_rng(5)
     n, d = 120, 300
     X = rng.standard_normal((n, d))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
     sign = np.where(np.arange(d) % 3 == 0, 1.0, 0.0)
-    with pytest.warns(signsvm.ConvergenceWarning, match="max_iter=6"):
-        res = signsvm.interior_point(X, y, 0.01 / n, sign, tol=1e-10, max_iter=6)
+    with pytest.warns(signsvm.ConvergenceWarning, match="max_iter=1"):
+        res = signsvm.interior_point(X, y, 0.01 / n, sign, tol=1e-10, max_iter=1)
     assert not res.converged and "crossover" not in res.history
     _check_certificate(res, X, y, 0.01 / n, sign)
+
+
+def _repeated_rows(seed):
+    """100 rows, every one twice (30% of the copies relabelled), d = 1000, weights U(0.1, 5) and
+    random signs in {-1, 0, +1}: the shape of convergence_grid.py's duplicates family, weighted."""
+    rng = np.random.default_rng(seed)
+    half = rng.standard_normal((50, 1000))
+    X = np.vstack([half, half])
+    y = np.sign(X @ rng.standard_normal(1000) + 0.5 * rng.standard_normal(100))
+    y[y == 0] = 1.0
+    y[50:] = np.where(rng.random(50) < 0.3, -y[:50], y[:50])
+    return X, y, rng.uniform(0.1, 5.0, 100), rng.choice([-1.0, 0.0, 1.0], 1000)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("lam_n", [1e-4, 1e-2])
+def test_crossover_certifies_a_stalled_weighted_run_on_repeated_rows(seed, lam_n):
+    # the interior-point method stalls at relative gaps of 5e-6 to 7e-4 here (its alpha's error
+    # reaches the certificate's w(alpha) multiplied by 1 / (lam n)); the crossover's first
+    # iteration moves most coordinates between their sets, and it must go on to a certificate
+    # that cvxpy's optimum of the same weighted problem does not contradict
+    X, y, s, sign = _repeated_rows(seed)
+    lam = lam_n / 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", signsvm.ConvergenceWarning)
+        res = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
+    assert res.converged and res.gap <= 1e-6 * res.primal
+    assert res.history["crossover"]["outcome"] == "certified"
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= s) and np.all(sign * res.w >= 0)
+    hinge = s @ np.maximum(0.0, 1.0 - y * (X @ res.w)) / 100
+    assert 0.5 * lam * res.w @ res.w + hinge == pytest.approx(res.primal, rel=1e-12)
+    import cvxpy as cp
+    w = cp.Variable(1000)
+    cons = [w[sign > 0] >= 0, w[sign < 0] <= 0]
+    prob = cp.Problem(cp.Minimize(lam / 2 * cp.sum_squares(w) + s @ cp.pos(1 - cp.multiply(y, X @ w)) / 100), cons)
+    prob.solve(solver="CLARABEL")
+    # Clarabel's value is no lower than our dual bound, up to its default relative gap tolerance 1e-8
+    assert res.dual <= prob.value * (1 + 1e-7)
+    assert res.primal - prob.value <= res.gap + 1e-7 * prob.value
