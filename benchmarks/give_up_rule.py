@@ -55,12 +55,8 @@ def timed_auto(X, y, lam, sign, seed, value, constant="GIVE_UP_FROM_SHARE"):
     ascent's work."""
     from svmcert import signsvm
 
-    kept = getattr(rounds_module, constant)
-    setattr(rounds_module, constant, value)
-    try:
-        t = common.timed(lambda: signsvm.solve(X, y, lam, sign, seed=seed), repeat=5, min_seconds=0.02)
-    finally:
-        setattr(rounds_module, constant, kept)
+    t = common.timed_with_constant(rounds_module, constant, value, lambda: signsvm.solve(X, y, lam, sign, seed=seed),
+                                   repeat=5, min_seconds=0.02)
     return (t.cpu, "+".join(t.result.history["method"]), bool(t.result.converged),
             float(t.result.history.get("dca_work", 0.0)))
 

@@ -43,17 +43,13 @@ CANDIDATES = (1e5, 1e4, 1e3, 1e2)
 
 def timed_solve(X, y, lam, sign, solver: str, eps_per_tol: float, repeat: int, budget: float):
     """``solve(X, y, lam, sign, solver, tol=1e-6)`` timed with SHRINKING_EPS_PER_TOL = ``eps_per_tol``
-    (the constant is restored afterwards, also on an error): (timing, result)."""
+    (:func:`peers.common.timed_with_constant`: restored afterwards): (timing, result)."""
     from svmcert import signsvm
     from svmcert.signsvm import shrinking_rounds
 
-    kept = shrinking_rounds.SHRINKING_EPS_PER_TOL
-    shrinking_rounds.SHRINKING_EPS_PER_TOL = eps_per_tol
-    try:
-        t = common.timed(lambda: signsvm.solve(X, y, lam, sign, solver=solver, tol=1e-6), repeat=repeat,
-                         budget=budget)
-    finally:
-        shrinking_rounds.SHRINKING_EPS_PER_TOL = kept
+    t = common.timed_with_constant(shrinking_rounds, "SHRINKING_EPS_PER_TOL", eps_per_tol,
+                                   lambda: signsvm.solve(X, y, lam, sign, solver=solver, tol=1e-6),
+                                   repeat=repeat, budget=budget)
     return t, t.result
 
 

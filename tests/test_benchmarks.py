@@ -348,3 +348,23 @@ def test_weighted_grid_cells_are_checked_by_the_scripts_own_objectives_and_clara
     # Clarabel's value is no lower than our dual bound: (P - P_c) / P_c <= rel_gap, up to Clarabel's
     # accuracy (its default relative gap tolerance is 1e-8; 1e-7 leaves room for its feasibility tolerance)
     assert row["primal_minus_clarabel"] <= row["rel_gap"] * (1 + row["rel_gap"]) + 1e-7
+
+
+def test_timed_with_constant_sets_the_value_for_the_calls_and_restores_it_even_on_an_error():
+    _benchmarks_on_path()
+    import types
+
+    from peers import common
+
+    module = types.SimpleNamespace(LIMIT=3)
+    seen = []
+    t = common.timed_with_constant(module, "LIMIT", 7, lambda: seen.append(module.LIMIT) or len(seen), repeat=2,
+                                   min_seconds=0.0)
+    assert set(seen) == {7} and t.calls == len(seen) >= 2 and module.LIMIT == 3
+
+    def fails():
+        raise RuntimeError("stop")
+
+    with pytest.raises(RuntimeError):
+        common.timed_with_constant(module, "LIMIT", 9, fails)
+    assert module.LIMIT == 3

@@ -54,6 +54,18 @@ def timed(fn, repeat: int = 3, budget: float = 10.0, min_seconds: float = 0.05, 
             return Timing(float(best_cpu), float(best_wall), calls, out)
 
 
+def timed_with_constant(module, name: str, value, fn, **timed_options) -> Timing:
+    """:func:`timed` of ``fn`` with the library constant ``module.<name>`` set to ``value`` for the
+    calls and restored afterwards, also on an error (the rule scripts' ablations: the constant is
+    read when the call runs)."""
+    kept = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        return timed(fn, **timed_options)
+    finally:
+        setattr(module, name, kept)
+
+
 def quiet(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` with warnings silenced (solvers warn when they stop at a cap; the
     benchmarks check convergence themselves)."""
