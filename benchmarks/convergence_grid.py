@@ -118,24 +118,29 @@ def sample_weights(kind: str, data: str, n: int):
     return s
 
 
+def weighted_primal(w, X, y, lam, sign, s) -> float:
+    """P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) of the weighted problem,
+    written here apart from the library; +inf for w outside the sign set."""
+    w = np.asarray(w, dtype=float)
+    if np.any(sign * w < 0):
+        return np.inf
+    margins = y * np.asarray(X @ w).ravel()
+    return 0.5 * lam * (w @ w) + float(s @ np.maximum(0.0, 1.0 - margins)) / X.shape[0]
+
+
 def weighted_objectives(w, alpha, X, y, lam, sign, s):
     """(P(w), D(alpha)) of the weighted problem, written here apart from the library:
-    P(w) = lam/2 ||w||^2 + (1/n) sum_i s_i max(0, 1 - y_i <x_i, w>) for w in the sign set (+inf
-    outside it), D(alpha) = -lam/2 ||Pi_S(X^T (y alpha) / (lam n))||^2 + (1/n) sum_i alpha_i for
-    0 <= alpha_i <= s_i (-inf outside that box)."""
+    :func:`weighted_primal`, and D(alpha) = -lam/2 ||Pi_S(X^T (y alpha) / (lam n))||^2 +
+    (1/n) sum_i alpha_i for 0 <= alpha_i <= s_i (-inf outside that box)."""
     n = X.shape[0]
-    w = np.asarray(w, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    margins = y * np.asarray(X @ w).ravel()
-    P = 0.5 * lam * (w @ w) + float(s @ np.maximum(0.0, 1.0 - margins)) / n
-    if np.any(sign * w < 0):
-        P = np.inf
-    v = np.asarray(X.T @ (y * alpha)).ravel() / (lam * n)
-    v = np.where(sign * v < 0, 0.0, v)
-    D = -0.5 * lam * (v @ v) + alpha.sum() / n
     if np.any(alpha < 0) or np.any(alpha > s):
         D = -np.inf
-    return P, D
+    else:
+        v = np.asarray(X.T @ (y * alpha)).ravel() / (lam * n)
+        v = np.where(sign * v < 0, 0.0, v)
+        D = -0.5 * lam * (v @ v) + alpha.sum() / n
+    return weighted_primal(w, X, y, lam, sign, s), D
 
 
 def gaussian_classes(n: int, d: int = 100, seed: int = 0):
@@ -218,7 +223,7 @@ def clarabel(X, y, lam, sign, weights=None):
     wv = np.where(sign * wv < 0, 0.0, wv)
     X_check = X.toarray() if sp.issparse(X) else X
     value = (signsvm.primal_objective(wv, X_check, y, lam) if weights is None
-             else weighted_objectives(wv, np.zeros(n), X_check, y, lam, sign, weights)[0])
+             else weighted_primal(wv, X_check, y, lam, sign, weights))
     return value, total, float(prob.solver_stats.solve_time or np.nan)
 
 
