@@ -12,31 +12,37 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 
 from ._signed_rows import dense_block
 
-__all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "GRAM_BLOCK_ENTRIES"]
+__all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
+           "WOODBURY_RESIDUAL_LIMIT", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back"]
 
 
 class NormalEquations:
     """Factor of M = B + X^T diag(delta) X (B diagonal, d x d) or, when n < d, of the Woodbury
-    matrix diag(1/delta) + X B^-1 X^T (n x n); ``solve(r)`` returns M^-1 r either way."""
+    matrix diag(1/delta) + X B^-1 X^T (n x n); ``solve(r)`` returns M^-1 r either way.
 
-    def __init__(self, X, XT, b_diag, delta):
+    The Woodbury solve gets M^-1 r as the difference of two vectors of the size of B^-1 r, and
+    loses the digits they share. With sign constraints (B's diagonal then spans lam n to
+    mu_h / |w_h|, which grows without bound on the coordinates held at zero), repeated rows or
+    columns of very different scales its result can be wrong in every digit while the d x d
+    form's stays accurate, and the interior-point method stalls. So where the d x d form is
+    affordable (:func:`falls_back`) each Woodbury solve is checked by its residual (two products
+    with X, :func:`woodbury_residual`): above WOODBURY_RESIDUAL_LIMIT the d x d matrix is formed
+    and factorised, the solve repeated with it, and ``primal_form`` set (the caller keeps that
+    form for the rest of its run: ``primal_form=True``). A solve that passes the check returns
+    the Woodbury result unchanged."""
+
+    def __init__(self, X, XT, b_diag, delta, primal_form: bool | None = None):
         n, d = X.shape
-        self.X, self.XT, self.b = X, XT, b_diag
-        self.primal_form = d <= n
-        if hasattr(X, "nnz"):                              # sparse X: the same matrices from its rows
-            if self.primal_form:
-                M = sparse_weighted_gram(X.indptr, X.indices, X.data, delta, d)
-                M[np.diag_indices(d)] += b_diag
-            else:
-                Xb = X.multiply(1.0 / b_diag[None, :]).tocsr()
-                M = dense_block(Xb @ XT)
-                M[np.diag_indices(n)] += 1.0 / delta
-        elif self.primal_form:
-            M = weighted_gram(X, delta)                    # upper triangle of X^T diag(delta) X
-            M[np.diag_indices(d)] += b_diag
+        self.X, self.XT, self.b, self.delta = X, XT, b_diag, delta
+        self.primal_form = d <= n if primal_form is None else bool(primal_form)
+        self.checked = not self.primal_form and falls_back(n, d)
+        if self.primal_form:
+            M = _primal_matrix(X, b_diag, delta)
+        elif hasattr(X, "nnz"):                            # sparse X: the same matrix from its rows
+            M = dense_block(X.multiply(1.0 / b_diag[None, :]).tocsr() @ XT)
+            M[np.diag_indices(n)] += 1.0 / delta
         else:
-            Xb = X / b_diag[None, :]
-            M = Xb @ XT
+            M = (X / b_diag[None, :]) @ XT
             M[np.diag_indices(n)] += 1.0 / delta
         self.factor = _cholesky(M)
 
@@ -44,7 +50,65 @@ class NormalEquations:
         if self.primal_form:
             return _cho_solve(self.factor, r)
         rb = r / self.b
-        return rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
+        x = rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
+        if not self.checked or woodbury_residual(self.X, self.XT, self.b, self.delta, x, r) <= WOODBURY_RESIDUAL_LIMIT:
+            return x
+        self.factor = _cholesky(_primal_matrix(self.X, self.b, self.delta))
+        self.primal_form = True
+        return _cho_solve(self.factor, r)
+
+
+WOODBURY_RESIDUAL_LIMIT = 1e-4
+"""Largest relative residual (:func:`woodbury_residual`) a Woodbury solve may leave before
+:class:`NormalEquations` repeats it in the d x d form. A backward-stable solve leaves about 1e-16;
+the Woodbury solves of free-sign Gaussian runs with n < d (lam n 1e-4 to 100, which never stall)
+left up to 1e-5, and those of the runs that stall reach 0.1 to 1. ``benchmarks/odd_problems.py --woodbury-limits`` (``results/woodbury_limit.csv``: 17
+odd problems on which the method stalled with the check off, and 96 Gaussian problems with n < d)
+counted 17 runs not certified with the check off and none at any limit from 1e-1 to 1e-8; the same
+38 runs switched at every limit from 1e-1 to 1e-4 (at 1e-4 earliest, in 1344 Newton iterations
+in all against 1378 at 1e-3 and 1453 at 1e-1), and 52 and 76 at 1e-6 and 1e-8, where runs that
+converge anyway begin to pay for the d x d form."""
+PRIMAL_FORM_MAX_D = 4000
+"""Largest d for which a failed Woodbury solve falls back on the d x d form (its matrix then takes
+at most 128 MB, as ``plan.SPARSE_IPM_MAX_DIM`` allows for a sparse X)."""
+PRIMAL_FORM_CHEAP_D = 1000
+"""Up to this d the d x d form is cheap whatever n is (factorising it takes d^3 / 3 = 3.3e8 flops, a
+few hundredths of a second, at most)."""
+
+
+def falls_back(n: int, d: int) -> bool:
+    """Whether a Woodbury solve (n < d) is checked and, if it fails, repeated in the d x d form: d
+    at most PRIMAL_FORM_MAX_D, and at most PRIMAL_FORM_CHEAP_D or 2 n (there an iteration in the
+    d x d form, n d^2 + d^3 / 3 flops, costs at most about three times one in the Woodbury form,
+    n^2 d + n^3 / 3). Beyond, a stalled run is left to the crossover, as before.
+
+    Examples
+    --------
+    >>> from svmcert.signsvm._normal_equations import falls_back
+    >>> [falls_back(n, d) for n, d in ((100, 1000), (100, 1200), (1500, 3000), (1500, 4500))]
+    [True, False, True, False]
+    """
+    return d <= PRIMAL_FORM_MAX_D and (d <= PRIMAL_FORM_CHEAP_D or d <= 2 * n)
+
+
+def woodbury_residual(X, XT, b_diag, delta, x, r) -> float:
+    """max |r - M x| / (max |r| + max |B x| + max |X^T diag(delta) X x|): the residual of a solve of
+    M x = r, relative to the size of the terms it sums (about 1e-16 for a backward-stable solve)."""
+    bx = b_diag * x
+    gx = np.asarray(XT @ (delta * np.asarray(X @ x)))
+    scale = np.abs(r).max() + np.abs(bx).max() + np.abs(gx).max()
+    return float(np.abs(r - bx - gx).max() / max(scale, np.finfo(float).tiny))
+
+
+def _primal_matrix(X, b_diag, delta):
+    """B + X^T diag(delta) X, upper triangle (dense X: by row blocks; sparse: from its rows)."""
+    d = X.shape[1]
+    if hasattr(X, "nnz"):
+        M = sparse_weighted_gram(X.indptr, X.indices, X.data, delta, d)
+    else:
+        M = weighted_gram(X, delta)
+    M[np.diag_indices(d)] += b_diag
+    return M
 
 
 GRAM_BLOCK_ENTRIES = 1 << 18

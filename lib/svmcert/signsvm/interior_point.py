@@ -20,8 +20,10 @@ Newton system is the d x d matrix
 
 formed in O(n d^2) and factorised in O(d^3) by Cholesky; when n < d the same step goes through
 the n x n matrix diag(omega) + X B^-1 X^T instead (Sherman-Morrison-Woodbury, B the diagonal
-part). Mehrotra's predictor-corrector takes two solves per factorisation (Nocedal and Wright,
-Numerical Optimization, Sec. 16.6; Wright, Primal-Dual Interior-Point Methods, Ch. 10).
+part), each solve checked by its residual and, where it fails and d allows, the run goes on in the
+d x d form (:class:`._normal_equations.NormalEquations`; ``history["woodbury_until"]``).
+Mehrotra's predictor-corrector takes two solves per factorisation (Nocedal and Wright, Numerical
+Optimization, Sec. 16.6; Wright, Primal-Dual Interior-Point Methods, Ch. 10).
 
 Every iteration is certified exactly as the dual solvers are: alpha clipped to [0, 1] is a dual
 point, the iterate's w (kept strictly feasible, sign_h w_h > 0) and w(alpha) = Pi_S(Z^T alpha /
@@ -60,8 +62,10 @@ from .._budget import Deadline
 from ..exceptions import ConvergenceWarning
 from .result import Certificate, History, SolverResult, better_primal, certificate
 from .working_set import WorkingSetFinish, without_pinned_samples
+from .crossover import CROSSOVER_FLOPS, CROSSOVER_MIN_FLOPS, crossover
 
-__all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "crossover", "IPM_MAX_ITER", "CROSSOVER_FLOPS"]
+__all__ = ["run_interior_point", "interior_point", "uses_compiled_iteration", "crossover", "IPM_MAX_ITER", "CROSSOVER_FLOPS",
+           "CROSSOVER_MIN_FLOPS"]
 
 IPM_MAX_ITER = 200
 """Default cap on Newton iterations. Measured on the 224-cell grid of
@@ -175,6 +179,8 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
         the crossover's pair is returned, ``converged=True`` and ``history["crossover"]`` holds
         its statistics. On 10000 samples or more the run may finish on the samples near the margin
         (``history["working_set"]``: attempts, rounds, band sizes); that answer too is certified.
+        With n < d, ``history["woodbury_until"]`` is the iteration from which the run solved its
+        Newton systems in the d x d form, after a Woodbury solve failed its residual check.
 
     Notes
     -----
@@ -246,7 +252,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
 
     best, best_alpha, best_w, best_it = None, None, None, 0
     finish = WorkingSetFinish(p, Z, tol, deadline, run_interior_point) if working_set and WorkingSetFinish.applies(p) else None
-    converged, it, t_iter, reason = False, 0, 0.0, None
+    converged, it, t_iter, reason, primal_form = False, 0, 0.0, None, None
     products = None                     # (Z^T alpha, Z w) from the certificate, when its inputs are the iterate's
     while True:
         if fused:
@@ -299,7 +305,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         b_diag = np.full(d, c)
         b_diag[C] += mu / q
         try:
-            neq = NormalEquations(X, XT, b_diag, delta)
+            neq = NormalEquations(X, XT, b_diag, delta, primal_form)
         except np.linalg.LinAlgError:
             reason = "a failed factorisation"
             break
@@ -322,6 +328,8 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         cor, a_cor = newton(alpha * s + da * ds - sigma * tau, beta * xi + db * dxi - sigma * tau,
                             mu * q + dmu * dq - sigma * tau)
         a = min(1.0, _STEP_TO_BOUNDARY * a_cor)
+        if neq.primal_form and primal_form is None and d > n:    # a Woodbury solve failed its check:
+            primal_form, woodbury_until = True, it + 1              # the d x d form from now on
         dw, da, db, ds, dxi, dq, dmu = cor
         w = w + a * dw
         alpha, beta, s, xi = alpha + a * da, beta + a * db, s + a * ds, xi + a * dxi
@@ -330,6 +338,8 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         it += 1
         t_iter = time.perf_counter() - t0
     out_hist = hist if record_history else {}
+    if primal_form:
+        out_hist["woodbury_until"] = woodbury_until
     if finish is not None and finish.stats["attempts"]:
         out_hist["working_set"] = finish.stats
     if not converged and not reason.startswith("time_limit") and deadline.allows(t_iter):
@@ -347,58 +357,6 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
                       ConvergenceWarning, stacklevel=3)
     return SolverResult(w=best_w, alpha=best_alpha, primal=best.primal, dual=best.dual, gap=best.gap,
                         n_iter=it, converged=converged, history=out_hist)
-
-
-CROSSOVER_FLOPS = 4.0
-"""Work budget of :func:`crossover`'s active-set iterations, in units of n d min(n, d) (about what
-forming one interior-point normal matrix costs)."""
-
-
-def crossover(Z, lam, sign, alpha, w, cert, tol, weights, unit_flops):
-    """Finish an interior-point run that stopped short of ``tol`` (a stall, a failed factorisation
-    or the iteration cap) by one exact solve on the sets its iterate identifies.
-
-    An interior-point iterate keeps every alpha_i strictly inside its box, so its own sets say
-    nothing; its margins do. Each sample with margin z_i = y_i <x_i, w> above 1 + delta gets
-    alpha_i = 0, below 1 - delta the upper bound, and the rest keep their value (delta =
-    sqrt(relative gap), kept in [1e-8, 1e-3]); primal-dual active-set iterations
-    (:func:`.active_set.polish_active_set`) then solve the problem on those sets exactly, and the
-    answer is accepted only through its own duality-gap certificate. Unlike coordinate ascent's
-    polishing it sets no limit on how much one iteration may move (``change_fraction``): the
-    iterate does not identify the coordinates the signs hold at zero, so the first iteration moves
-    many, and this last attempt is bounded by its budget and the check against cycles instead.
-    (With the limit, weighted sign-constrained runs on repeated rows with d > n gave up after one
-    iteration; without it they certify in 4 or 5, see the tests.) On 400 rows of MNIST-5k
-    (d = 784) at lam n = 0.01 and tol = 1e-9, where the interior-point method stalled at relative
-    gaps of 1.1e-9 to 3.6e-8, one iteration certified 3e-15 to 7e-14 (for any delta from 1e-7 to
-    1e-3). Returns (alpha, certificate, stats) or None.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmcert import signsvm
-    >>> rng = np.random.default_rng(5)
-    >>> X = rng.standard_normal((120, 300)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    >>> res = signsvm.interior_point(X, y, 1.0 / 120, tol=1e-10, max_iter=8)   # capped short of 1e-10
-    >>> bool(res.converged and res.gap <= 1e-10 * res.primal), res.history["crossover"]["outcome"]
-    (True, 'certified')
-    """
-    from .active_set import polish_active_set
-
-    n = Z.shape[0]
-    rel = cert.gap / max(cert.primal, np.finfo(float).tiny)
-    delta = min(1e-3, max(1e-8, float(np.sqrt(max(rel, 0.0)))))
-    box = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    z = Z @ w
-    a = np.array(alpha, dtype=float)
-    a[z > 1.0 + delta] = 0.0
-    a[z < 1.0 - delta] = box[z < 1.0 - delta]
-    stats = {"delta": delta}
-    out = polish_active_set(Z, lam, sign, a, Z.T @ a / (lam * n), tol, max_flops=CROSSOVER_FLOPS * unit_flops,
-                            stats=stats, upper=weights, change_fraction=1.0)
-    if out is None or not out[1].relative_gap_below(tol):
-        return None
-    return out[0], out[1], stats
 
 
 def _certify(Z, w, alpha, lam, sign, c, weights=None):

@@ -1,0 +1,115 @@
+"""The interior-point method's Newton system (``signsvm._normal_equations``): the Woodbury form's
+residual check and its fallback on the d x d form, and the crossover's least budget.
+
+The runs here come from the odd problems of ``benchmarks/odd_problems.py`` (repeated rows with
+opposite labels, sign constraints, weights, n < d): with the Woodbury solves unchecked the
+interior-point method stalls on them, and every answer below is checked through its own
+certificate, recomputed with the public objectives, and against Clarabel."""
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from svmcert import signsvm
+from svmcert.reference import solve_primal_cvxpy
+from svmcert.signsvm._normal_equations import NormalEquations, falls_back, woodbury_residual
+
+normal_equations = importlib.import_module("svmcert.signsvm._normal_equations")
+crossover_module = importlib.import_module("svmcert.signsvm.crossover")
+
+
+def _tiny_conflict(seed, n=6, d=24):
+    """n < d Gaussian rows, the first two equal with opposite labels; signs in {-1, 0, +1} and
+    weights U(0.1, 5): the shape on which unchecked Woodbury solves stall at lam n = 1e-6."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[1] = X[0]
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[0], y[1], y[2], y[-1] = 1.0, -1.0, 1.0, -1.0
+    return X, y, rng.choice([-1.0, 0.0, 1.0], d), rng.uniform(0.1, 5.0, n)
+
+
+def _weighted_certificate(res, X, y, lam, sign, s):
+    """P(w) and D(alpha) of the weighted problem, written out here (not the solver's numbers)."""
+    n = X.shape[0]
+    assert np.all(sign * res.w >= 0) and np.all(res.alpha >= 0) and np.all(res.alpha <= s)
+    P = 0.5 * lam * res.w @ res.w + s @ np.maximum(0.0, 1.0 - y * (X @ res.w)) / n
+    v = X.T @ (y * res.alpha) / (lam * n)
+    v = np.where(sign * v < 0.0, 0.0, v)
+    D = res.alpha.sum() / n - 0.5 * lam * v @ v
+    return P, D
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_checked_woodbury_solves_certify_where_unchecked_ones_stall(seed, monkeypatch):
+    X, y, sign, s = _tiny_conflict(seed)
+    n = X.shape[0]
+    lam = 1e-6 / n
+    monkeypatch.setattr(normal_equations, "PRIMAL_FORM_MAX_D", 0)          # unchecked, as before
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
+        before = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", signsvm.ConvergenceWarning)         # certified: no warning
+        res = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
+    # unchecked, the run stalls (8 iterations without progress) and needs the crossover, if it
+    # certifies at all; checked, a Woodbury solve fails its check and the d x d form finishes
+    assert "woodbury_until" not in before.history and before.n_iter >= 12
+    assert before.history.get("crossover", {}).get("outcome") == "certified" or not before.converged
+    assert res.converged and "crossover" not in res.history and res.history["woodbury_until"] <= res.n_iter
+    assert res.n_iter < before.n_iter
+    P, D = _weighted_certificate(res, X, y, lam, sign, s)
+    assert P == pytest.approx(res.primal, rel=1e-12) and P - D <= 1e-6 * P
+    ref = solve_primal_cvxpy(X, y, lam, sign, weights=s)      # Clarabel at 1e-10 tolerances
+    assert D <= ref.value * (1 + 1e-8) and P - ref.value <= (P - D) + 1e-8 * ref.value
+
+
+def test_the_crossover_budget_has_a_floor_for_tiny_problems(monkeypatch):
+    # unchecked Woodbury solves stall on these; the crossover's iterations cost more than
+    # CROSSOVER_FLOPS n d min(n, d) = 3456 flops by the cost model, and without the floor it gives
+    # up on the budget: the run is then not certified
+    monkeypatch.setattr(normal_equations, "PRIMAL_FORM_MAX_D", 0)
+    X, y, sign, s = _tiny_conflict(3)
+    n, d = X.shape
+    lam = 1e-6 / n
+    res = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
+    assert res.converged and res.history["crossover"]["outcome"] == "certified"
+    assert res.history["crossover"]["flops"] > crossover_module.CROSSOVER_FLOPS * n * d * min(n, d)
+    P, D = _weighted_certificate(res, X, y, lam, sign, s)
+    assert P - D <= 1e-6 * P
+    monkeypatch.setattr(crossover_module, "CROSSOVER_MIN_FLOPS", 0.0)
+    with pytest.warns(signsvm.ConvergenceWarning, match="stall"):
+        short = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
+    assert not short.converged and "crossover" not in short.history
+
+
+def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_is_repeated(monkeypatch):
+    rng = np.random.default_rng(0)
+    n, d = 15, 40
+    X = rng.standard_normal((n, d))
+    b = rng.uniform(0.5, 2.0, d)
+    delta = rng.uniform(0.5, 2.0, n)
+    r = rng.standard_normal(d)
+    neq = NormalEquations(X, X.T, b, delta)
+    x = neq.solve(r)
+    rb = r / b                                   # the Woodbury formula, written out
+    W = (X / b) @ X.T + np.diag(1.0 / delta)
+    assert not neq.primal_form and np.allclose(x, rb - X.T @ np.linalg.solve(W, X @ rb) / b, rtol=1e-12, atol=0)
+    M = np.diag(b) + X.T @ (delta[:, None] * X)
+    assert np.allclose(M @ x, r, rtol=0, atol=1e-12 * np.abs(r).max())
+    assert woodbury_residual(X, X.T, b, delta, x, r) <= 1e-14
+    assert woodbury_residual(X, X.T, b, delta, x * (1 + 1e-3), r) > 1e-5        # the check can fail
+    monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", -1.0)    # every solve fails it
+    failing = NormalEquations(X, X.T, b, delta)
+    x_d = failing.solve(r)
+    assert failing.primal_form
+    assert np.array_equal(x_d, NormalEquations(X, X.T, b, delta, primal_form=True).solve(r))
+    assert np.allclose(M @ x_d, r, rtol=0, atol=1e-12 * np.abs(r).max())
+
+
+def test_the_fallback_is_limited_to_affordable_shapes():
+    assert falls_back(100, 1000) and falls_back(1500, 3000)
+    assert not falls_back(100, 1001) and not falls_back(1500, 3001) and not falls_back(3000, 4001)
