@@ -2,6 +2,7 @@
 sizes: the rows have the declared columns, accuracies are what they claim to be, and the verdict
 logic is right. No assertion is made on any time."""
 
+import importlib
 import importlib.util
 from pathlib import Path
 
@@ -368,3 +369,27 @@ def test_timed_with_constant_sets_the_value_for_the_calls_and_restores_it_even_o
     with pytest.raises(RuntimeError):
         common.timed_with_constant(module, "LIMIT", 9, fails)
     assert module.LIMIT == 3
+
+
+def test_odd_problems_are_keyed_and_checked_independently(monkeypatch):
+    odd = _load_script("odd_problems")
+    X, y, sign, lam, s, fmt, Xe = odd.odd_problem(0, 689)                  # a repeated row, opposite labels
+    again = odd.odd_problem(0, 689)
+    assert np.array_equal(Xe, again[6]) and lam == again[3] and fmt == again[5]
+    assert np.array_equal(Xe[0], Xe[1]) and y[0] == -y[1]
+    scales = np.abs(odd.odd_problem(0, 13)[6]).max(axis=0)                 # feature scales over ten decades
+    assert scales.max() / scales.min() > 1e4
+    rows = odd.check_case(0, 689, ("auto", "interior-point"))
+    assert [r["solver"] for r in rows] == ["auto", "interior-point"]
+    for r in rows:
+        assert r["check"] == "ok" and r["converged"] and 0.0 <= r["rel_gap"] <= 1e-6
+        assert r["dual_excess"] <= 1e-7 and r["woodbury_until"] != ""      # it stalled before the check
+    # with the check off the interior-point method stalls on both: the crossover finishes this one,
+    # and the scaled case is not certified, which its row says without failing a check
+    ne = importlib.import_module("svmcert.signsvm._normal_equations")
+    monkeypatch.setattr(ne, "PRIMAL_FORM_MAX_D", 0)
+    (crossed,) = odd.check_case(0, 689, ("interior-point",))
+    assert crossed["converged"] and crossed["crossover"] == "certified" and crossed["check"] == "ok"
+    (before,) = odd.check_case(0, 13, ("interior-point",))
+    assert not before["converged"] and before["warned"] and before["check"] == "ok"
+    assert "not certified interior-point:13" in odd.summary([before])
