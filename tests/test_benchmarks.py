@@ -393,3 +393,28 @@ def test_odd_problems_are_keyed_and_checked_independently(monkeypatch):
     (before,) = odd.check_case(0, 13, ("interior-point",))
     assert not before["converged"] and before["warned"] and before["check"] == "ok"
     assert "not certified interior-point:13" in odd.summary([before])
+
+
+def test_odd_problems_table_counts_certified_warned_and_failed_rows():
+    _benchmarks_on_path()
+    from peers import report
+
+    def rows(converged, rel_gaps, checks):
+        out = []
+        for case, (conv, gap, check) in enumerate(zip(converged, rel_gaps, checks)):
+            for solver in ("auto", "interior-point", "dual-coordinate"):
+                out.append({"kind": "scaled" if case % 2 else "dups", "case": case, "solver": solver,
+                            "converged": conv if solver != "dual-coordinate" else False,
+                            "warned": not conv or solver == "dual-coordinate", "rel_gap": gap, "check": check})
+        return pd.DataFrame(out)
+
+    after = rows([True, True, True], [5e-7, 1e-6 * (1 + 1e-6), 2e-6], ["ok", "ok", "converged above tol"])
+    before = rows([True, False, True], [5e-7, 3e-3, 5e-7], ["ok", "ok", "ok"])
+    table, totals = report.odd_problems_table(after, before)
+    assert list(table["kind"]) == ["dups", "scaled", "all"]
+    # case 2 says converged with a gap above tol: not certified, not "warned" (it did not warn), a failed check
+    assert totals["cases"] == 3 and totals["auto_certified"] == 2 and totals["auto_warned"] == 0
+    assert totals["failed_checks"] == 3 and totals["auto_certified_before"] == 2
+    assert totals["dual_coordinate_certified"] == 0 and totals["dual_coordinate_warned"] == 3
+    scaled = table.set_index("kind").loc["scaled"]
+    assert scaled["interior_point_certified_before"] == 0 and scaled["interior_point_certified"] == 1

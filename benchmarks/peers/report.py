@@ -295,3 +295,46 @@ def certify_summary(df, by="data", tol=CERTIFY_TOL):
         totals["worse_max"] = float(-bad["primal_minus_clarabel"].min()) if len(bad) else 0.0
         totals["worse_wide"] = int((bad["d"] >= 0.8 * bad["n"]).sum())     # of them, d >= 0.8 n
     return table, totals
+
+
+def odd_problems_table(after, before=None):
+    """Per kind of ``odd_problems.py`` case (and ``all``): cases; per solver the cases it
+    certified (converged, with the recomputed relative gap within CERTIFY_TOL up to the CSV's
+    rounding), and for coordinate ascent also those it did not certify but warned about; and the
+    rows of any solver that failed the script's checks (a contradicted certificate, a point
+    outside its set, or a run that neither certified nor warned). ``before``: the same cases
+    solved at an earlier commit; its certified counts of ``auto`` and the interior-point method
+    come first, as ``*_certified_before``.
+
+    Returns (table, totals): totals are the ``all`` row as a dict, with every solver's warned
+    count."""
+    import pandas as pd
+
+    def counts(df):
+        df = df.assign(certified=df["converged"].astype(bool) & (df["rel_gap"] <= CERTIFY_TOL * (1 + CSV_REL)))
+        out = {}
+        for kind, g in list(df.groupby("kind", sort=False)) + [("all", df)]:
+            row = out[kind] = {"kind": kind, "cases": int(g["case"].nunique())}
+            for solver, sv in g.groupby("solver", sort=False):
+                key = solver.replace("-", "_")
+                row[f"{key}_certified"] = int(sv["certified"].sum())
+                row[f"{key}_warned"] = int((~sv["certified"] & sv["warned"].astype(bool)).sum())
+            row["failed_checks"] = int((g["check"] != "ok").sum())
+        return out
+
+    rows = counts(after)
+    totals = dict(rows["all"])
+    earlier = counts(before) if before is not None else {}
+    shown = []
+    for kind, row in rows.items():
+        out = {"kind": kind, "cases": row["cases"]}
+        for key in ("auto", "interior_point"):
+            if kind in earlier:
+                out[f"{key}_certified_before"] = earlier[kind].get(f"{key}_certified")
+                totals[f"{key}_certified_before"] = earlier["all"].get(f"{key}_certified")
+            out[f"{key}_certified"] = row.get(f"{key}_certified")
+        out["dual_coordinate_certified"] = row.get("dual_coordinate_certified")
+        out["dual_coordinate_warned"] = row.get("dual_coordinate_warned")
+        out["failed_checks"] = row["failed_checks"]
+        shown.append(out)
+    return pd.DataFrame(shown), totals

@@ -1,7 +1,9 @@
 """The Newton system of :mod:`.interior_point`'s numpy iteration: the d x d normal matrix
 M = B + X^T diag(delta) X (B diagonal), or when n < d the n x n Woodbury matrix
 diag(1/delta) + X B^-1 X^T, formed from X (dense, by row blocks; sparse, from products) and
-factorised by LAPACK's Cholesky with small diagonal shifts when rounding makes it fail."""
+factorised by LAPACK's Cholesky with small diagonal shifts when rounding makes it fail. A Woodbury
+solve is checked by its residual and, where it fails, repeated in the d x d form
+(:class:`NormalEquations`)."""
 
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ class NormalEquations:
             return _cho_solve(self.factor, r)
         rb = r / self.b
         x = rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
-        if not self.checked or woodbury_residual(self.X, self.XT, self.b, self.delta, x, r) <= WOODBURY_RESIDUAL_LIMIT:
+        if not self.checked or (woodbury_residual(self.X, self.XT, self.b, self.delta, x, r)
+                                <= WOODBURY_RESIDUAL_LIMIT):
             return x
         self.factor = _cholesky(_primal_matrix(self.X, self.b, self.delta))
         self.primal_form = True
@@ -60,14 +63,15 @@ class NormalEquations:
 
 WOODBURY_RESIDUAL_LIMIT = 1e-4
 """Largest relative residual (:func:`woodbury_residual`) a Woodbury solve may leave before
-:class:`NormalEquations` repeats it in the d x d form. A backward-stable solve leaves about 1e-16;
-the Woodbury solves of free-sign Gaussian runs with n < d (lam n 1e-4 to 100, which never stall)
-left up to 1e-5, and those of the runs that stall reach 0.1 to 1. ``benchmarks/odd_problems.py --woodbury-limits`` (``results/woodbury_limit.csv``: 17
-odd problems on which the method stalled with the check off, and 96 Gaussian problems with n < d)
-counted 17 runs not certified with the check off and none at any limit from 1e-1 to 1e-8; the same
-38 runs switched at every limit from 1e-1 to 1e-4 (at 1e-4 earliest, in 1344 Newton iterations
-in all against 1378 at 1e-3 and 1453 at 1e-1), and 52 and 76 at 1e-6 and 1e-8, where runs that
-converge anyway begin to pay for the d x d form."""
+:class:`NormalEquations` repeats it in the d x d form. A backward-stable solve leaves a small
+multiple of the machine epsilon; the Woodbury solves of free-sign Gaussian runs with n < d
+(lam n 1e-4 to 100, runs that never stall) left up to 1e-5, those of the runs that stall 0.1 to 1.
+``benchmarks/odd_problems.py --woodbury-limits`` (``results/woodbury_limit.csv``: 17 odd problems
+on which the method stalled with the check off, and 96 Gaussian problems with n < d) counted 17
+runs not certified with the check off and none at any limit from 1e-1 to 1e-8. The same 38 runs
+switched at every limit from 1e-1 to 1e-4 (at 1e-4 earliest: 1344 Newton iterations in all,
+against 1378 at 1e-3 and 1453 at 1e-1), 52 and 76 at 1e-6 and 1e-8, where runs that converge
+anyway begin to pay for the d x d form."""
 PRIMAL_FORM_MAX_D = 4000
 """Largest d for which a failed Woodbury solve falls back on the d x d form (its matrix then takes
 at most 128 MB, as ``plan.SPARSE_IPM_MAX_DIM`` allows for a sparse X)."""
