@@ -115,6 +115,26 @@ def test_the_sparse_normal_matrix_is_the_product_of_the_scaled_rows():
         np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-13 * np.abs(ref).max())
 
 
+def test_a_dense_enough_csr_enters_the_normal_matrix_by_dense_blocks_with_the_same_result():
+    # above SPARSE_GRAM_DENSE_FROM the CSR rows are made dense a block at a time and summed by
+    # dsyrk: the same upper triangle as the numpy twin, to the rounding of sums of n products
+    # (blocks of 873 rows here, so four), and the interior-point method on that X gives
+    # the dense array's answer within both certificates
+    from svmcert.signsvm._normal_equations import gram_from_dense_blocks, weighted_gram
+    from svmcert.signsvm._signed_rows import dense_block
+
+    X, y, sign = _problem(5, n=3000, d=300, density=0.5)
+    assert gram_from_dense_blocks(X) and not gram_from_dense_blocks(_problem(5, n=300, d=30, density=0.1)[0])
+    delta = np.random.default_rng(5).random(3000) + 0.01
+    M = weighted_gram(X, delta)
+    ref = dense_block(X.multiply(np.sqrt(delta)[:, None]).tocsr().T @ X.multiply(np.sqrt(delta)[:, None]).tocsr())
+    np.testing.assert_allclose(np.triu(M), np.triu(ref), rtol=0, atol=1e-12 * np.abs(ref).max())
+    lam = 1e-3 / 3000
+    a = signsvm.solve(X, y, lam, sign, solver="interior-point", tol=1e-8)
+    b = signsvm.solve(X.toarray(), y, lam, sign, solver="interior-point", tol=1e-8)
+    assert a.converged and b.converged and abs(a.primal - b.primal) <= a.gap + b.gap
+
+
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
 def test_objectives_take_sparse_input_and_agree_with_the_dense_array(fmt):
     # The certificate a user recomputes from solve's answer on a sparse X: every objective

@@ -15,7 +15,8 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 from ._signed_rows import dense_block
 
 __all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
-           "WOODBURY_RESIDUAL_LIMIT", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back"]
+           "WOODBURY_RESIDUAL_LIMIT", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back",
+           "SPARSE_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
 
 
 class NormalEquations:
@@ -107,7 +108,7 @@ def woodbury_residual(X, XT, b_diag, delta, x, r) -> float:
 def _primal_matrix(X, b_diag, delta):
     """B + X^T diag(delta) X, upper triangle (dense X: by row blocks; sparse: from its rows)."""
     d = X.shape[1]
-    if hasattr(X, "nnz"):
+    if hasattr(X, "nnz") and not gram_from_dense_blocks(X):
         M = sparse_weighted_gram(X.indptr, X.indices, X.data, delta, d)
     else:
         M = weighted_gram(X, delta)
@@ -122,17 +123,48 @@ blocks took 0.06 and 0.49 s against 0.30 and 2.5 s for one scaled copy of X; a p
 rows than a block is one block, as before."""
 
 
+SPARSE_GRAM_DENSE_FROM = 0.08
+"""A sparse X whose rows' pairs of nonzeros number at least this share of a dense X's
+(sum_i nnz_i^2 >= SPARSE_GRAM_DENSE_FROM n d^2, about 28% of the entries nonzero when they are
+spread evenly) enters the normal matrix as :func:`weighted_gram` does, its row blocks made dense
+one at a time (GRAM_BLOCK_ENTRIES entries each, so X is never densified whole), instead of through
+:func:`sparse_weighted_gram`, whose scattered updates cost 1.5-3 ns each against a few hundredths
+of a nanosecond per flop of dsyrk. ``benchmarks/sparse_gram.py`` (``results/sparse_gram.csv``)
+times both on random CSR matrices of three shapes: at a share of 0.09 and above the blocks were
+faster in every shape (1.4 to 47 times), at 0.04 the loop still won in one (20000 x 200: the
+blocks took 1.4 times as long); the value sits between. MNIST-5k (share 0.040) stays on the loop,
+where the blocks would be 1.4 times faster; that keeps its runs in the book as they were."""
+
+
 def weighted_gram(X, delta):
     """Upper triangle of X^T diag(delta) X (d x d, Fortran order), accumulated by dsyrk over row
-    blocks of GRAM_BLOCK_ENTRIES entries."""
+    blocks of GRAM_BLOCK_ENTRIES entries (of a CSR X, each block made dense in turn)."""
     n, d = X.shape
     rows = max(64, GRAM_BLOCK_ENTRIES // max(d, 1))
     root = np.sqrt(delta)
+    sparse = hasattr(X, "nnz")
     M = np.zeros((d, d), order="F")
     for start in range(0, n, rows):
-        A = X[start:start + rows] * root[start:start + rows, None]
+        block = X[start:start + rows]
+        A = (block.toarray() if sparse else block) * root[start:start + rows, None]
         M = dsyrk(1.0, A.T, beta=1.0, c=M, trans=0, lower=0, overwrite_c=1)
     return M
+
+
+def gram_from_dense_blocks(X) -> bool:
+    """Whether a CSR X enters the normal matrix by dense row blocks (SPARSE_GRAM_DENSE_FROM).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from svmcert.signsvm._normal_equations import gram_from_dense_blocks
+    >>> [gram_from_dense_blocks(sp.random(400, 50, density=p, format="csr", random_state=0))
+    ...  for p in (0.05, 0.5)]
+    [False, True]
+    """
+    n, d = X.shape
+    per_row = np.diff(X.indptr).astype(float)
+    return float(per_row @ per_row) >= SPARSE_GRAM_DENSE_FROM * n * float(d) * d
 
 
 @njit(cache=True, nogil=True)

@@ -17,6 +17,11 @@ MNIST-5k as CSR, with rows of 151 entries, 1.6 ns).
 The split matters where the method finishes on a working set (:mod:`.working_set`): a subset's
 iteration sums fewer rows but factors the d x d matrix in full, so ``auto``'s plan (:mod:`.plan`)
 counts the two parts' iterations apart there.
+
+A CSR X dense enough to enter the normal matrix by dense row blocks
+(``_normal_equations.SPARSE_GRAM_DENSE_FROM``: sum_i nnz_i^2 at least 0.08 n d^2) costs less than
+this model says (1.4 to 47 times less for the rows' part on ``benchmarks/sparse_gram.py``'s
+matrices); none of the sparse problems the plan's constants were measured on is.
 """
 
 from __future__ import annotations
