@@ -131,7 +131,7 @@ one at a time (GRAM_BLOCK_ENTRIES entries each, so X is never densified whole), 
 :func:`sparse_weighted_gram`, whose scattered updates cost 1.5-3 ns each against a few hundredths
 of a nanosecond per flop of dsyrk. ``benchmarks/sparse_gram.py`` (``results/sparse_gram.csv``)
 times both on random CSR matrices of three shapes: at a share of 0.09 and above the blocks were
-faster in every shape (1.4 to 47 times), at 0.04 the loop still won in one (20000 x 200: the
+faster in every shape (1.5 to 47 times), at 0.04 the loop still won in one (20000 x 200: the
 blocks took 1.4 times as long); the value sits between. MNIST-5k (share 0.040) stays on the loop,
 where the blocks would be 1.4 times faster; that keeps its runs in the book as they were."""
 

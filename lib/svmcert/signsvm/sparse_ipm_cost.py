@@ -20,7 +20,7 @@ counts the two parts' iterations apart there.
 
 A CSR X dense enough to enter the normal matrix by dense row blocks
 (``_normal_equations.SPARSE_GRAM_DENSE_FROM``: sum_i nnz_i^2 at least 0.08 n d^2) costs less than
-this model says (1.4 to 47 times less for the rows' part on ``benchmarks/sparse_gram.py``'s
+this model says (1.5 to 47 times less for the rows' part on ``benchmarks/sparse_gram.py``'s
 matrices); none of the sparse problems the plan's constants were measured on is.
 """
 
