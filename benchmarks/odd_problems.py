@@ -29,7 +29,11 @@ with Gaussian n < d problems (free, mixed and nonnegative signs; lam n 1e-4 ... 
 1e-9) with ``_normal_equations.WOODBURY_RESIDUAL_LIMIT`` set to each L (0: the check off), and
 writes one row per limit (``results/woodbury_limit.csv``).
 
-Run: ``python benchmarks/odd_problems.py --cases 1000`` (about 3 minutes on one core).
+``--medium`` draws the cases at medium sizes instead (:func:`medium_problem`: n up to 3162, d up
+to 630) and leaves Clarabel out (its columns NaN; the other checks stand); with ``--solvers auto``
+it is the run ``results/odd_problems_medium.csv``.
+
+Run: ``python benchmarks/odd_problems.py --cases 1000`` (about half a minute on one core).
 """
 
 from __future__ import annotations
@@ -69,6 +73,24 @@ def odd_problem(seed: int, case: int):
     n, d = int(rng.integers(2, 60)), int(rng.integers(1, 40))
     if kind == "tiny":
         n, d = int(rng.integers(2, 6)), int(rng.integers(1, 5))
+    return _draw(kind, rng, n, d)
+
+
+def medium_problem(seed: int, case: int):
+    """Case ``case`` of ``--medium``: n log-uniform in [50, 3162], d in [2, 630], then the kinds'
+    entries, labels, signs, lam, weights and format drawn as :func:`odd_problem` draws them (the
+    kind ``tiny`` is Gaussian at these sizes), from the stream ``instance_rng(seed, "odd-medium",
+    kind, case)``."""
+    from svmcert.instance_streams import instance_rng
+
+    kind = KINDS[case % len(KINDS)]
+    rng = instance_rng(seed, "odd-medium", kind, case)
+    n, d = int(10 ** rng.uniform(1.7, 3.5)), int(10 ** rng.uniform(0.3, 2.8))
+    return _draw(kind, rng, n, d)
+
+
+def _draw(kind, rng, n, d):
+    """The rest of a case after its shape, in a fixed order of draws from ``rng``."""
     X = rng.standard_normal((n, d))
     if kind == "binary":
         X = (rng.random((n, d)) < 0.3).astype(float)
@@ -118,19 +140,22 @@ def weights_kind(s) -> str:
     return "wide" if s.max() / s.min() > 50 else "uniform"
 
 
-def check_case(seed: int, case: int, solvers=SOLVERS) -> list[dict]:
-    """The rows of one case: each solver's answer checked as the module docstring says."""
+def check_case(seed: int, case: int, solvers=SOLVERS, medium: bool = False) -> list[dict]:
+    """The rows of one case: each solver's answer checked as the module docstring says (a
+    ``medium`` case without Clarabel: its columns are then NaN and its check left out)."""
     from svmcert.exceptions import ConvergenceWarning
     from svmcert.reference import solve_primal_cvxpy
     from svmcert.signsvm import solve
 
-    X, y, sign, lam, s, fmt, Xe = odd_problem(seed, case)
+    X, y, sign, lam, s, fmt, Xe = (medium_problem if medium else odd_problem)(seed, case)
     n, d = Xe.shape
     box = np.ones(n) if s is None else s
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")                # Clarabel's "may be inaccurate"
-        ref = solve_primal_cvxpy(Xe, y, lam, sign, weights=s)
-    p_ref = weighted_objectives(np.where(sign * ref.w < 0, 0.0, ref.w), np.zeros(n), Xe, y, lam, sign, box)[0]
+    p_ref = np.nan
+    if not medium:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                # Clarabel's "may be inaccurate"
+            ref = solve_primal_cvxpy(Xe, y, lam, sign, weights=s)
+        p_ref = weighted_objectives(np.where(sign * ref.w < 0, 0.0, ref.w), np.zeros(n), Xe, y, lam, sign, box)[0]
     rows = []
     for solver in solvers:
         t = time.perf_counter()
@@ -236,6 +261,7 @@ def main(argv=None) -> int:
                     help="how many cases (one number), or the case numbers with --woodbury-limits")
     ap.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     ap.add_argument("--woodbury-limits", type=float, nargs="*", default=None)
+    ap.add_argument("--medium", action="store_true", help="medium sizes (medium_problem), without Clarabel")
     ap.add_argument("--csv", help="write the rows to this CSV file")
     args = ap.parse_args(argv)
     if args.woodbury_limits is not None:
@@ -244,7 +270,7 @@ def main(argv=None) -> int:
     else:
         rows = []
         for case in range(args.cases[0]):
-            rows.extend(check_case(args.seed, case, args.solvers))
+            rows.extend(check_case(args.seed, case, args.solvers, args.medium))
         print(summary(rows))
     if args.csv:
         write_csv(rows, args.csv)
