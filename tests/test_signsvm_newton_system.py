@@ -1,5 +1,6 @@
 """The interior-point method's Newton system (``signsvm._normal_equations``): the Woodbury form's
-residual check and its fallback on the d x d form, and the crossover's least budget.
+residual check and its fallback on the d x d form; the crossover's least budget; and the stall
+rule, which must not stop a run whose iterate still converges.
 
 The runs here come from the odd problems of ``benchmarks/odd_problems.py`` (repeated rows with
 opposite labels, sign constraints, weights, n < d): with the Woodbury solves unchecked the
@@ -113,3 +114,28 @@ def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_is_rep
 def test_the_fallback_is_limited_to_affordable_shapes():
     assert falls_back(100, 1000) and falls_back(1500, 3000)
     assert not falls_back(100, 1001) and not falls_back(1500, 3001) and not falls_back(3000, 4001)
+
+
+@pytest.mark.parametrize("seed", [3, 14])
+def test_a_lucky_early_certificate_does_not_stop_a_run_that_still_converges(seed, monkeypatch):
+    # random labels, d = 4, lam n = 5e-6: the first iteration's certificate is far better than the
+    # next ones', which then fall steadily; judged by the best gap alone (STALL_FALL = 0) the run
+    # is declared stalled after 9 iterations, short of tol; with the iterate's own fall counted it
+    # certifies, and agrees with Clarabel
+    interior_point = importlib.import_module("svmcert.signsvm.interior_point")
+    rng = np.random.default_rng(seed)
+    n = 1000
+    X = rng.standard_normal((n, 4))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    sign = np.array([1.0, -1.0, -1.0, 1.0])
+    lam = 5e-6 / n
+    res = signsvm.solve(X, y, lam, sign, solver="interior-point")
+    assert res.converged and res.gap <= 1e-6 * res.primal and "crossover" not in res.history
+    gaps = np.array(res.history["gap"]) / np.array(res.history["primal"])
+    assert gaps[1] < gaps[2:9].min()                 # the lucky early certificate: better than the next 7
+    ref = solve_primal_cvxpy(X, y, lam, sign)
+    assert res.dual <= ref.value * (1 + 1e-8) and res.primal - ref.value <= res.gap + 1e-8 * ref.value
+    monkeypatch.setattr(interior_point, "STALL_FALL", 0.0)
+    with pytest.warns(signsvm.ConvergenceWarning, match="stall"):
+        before = signsvm.solve(X, y, lam, sign, solver="interior-point")
+    assert not before.converged and before.n_iter < res.n_iter
