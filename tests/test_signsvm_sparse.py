@@ -165,3 +165,18 @@ def test_objectives_name_bad_sparse_input():
         signsvm.primal_objective(np.zeros(4), bad, y, 1.0)
     with pytest.raises(ValueError, match="^y: expected length 10"):
         signsvm.dual_objective(np.zeros(10), X, y[:-1], 1.0)
+
+
+def test_auto_plans_a_dense_enough_csr_as_the_dense_array():
+    # a dense Gaussian matrix handed over as CSR: auto takes the dense array's plan (here the
+    # interior-point method alone, from the rule on the rows' norm) instead of the sparse time
+    # model's, which charges its normal matrix by pairs of nonzeros; both answers certify and agree
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((600, 150))
+    y = np.where(rng.random(600) < 0.5, -1.0, 1.0)
+    sign = rng.choice([-1.0, 0.0, 1.0], size=150)
+    lam = 70.0 / 600
+    a = signsvm.solve(sparse.csr_matrix(X), y, lam, sign)
+    b = signsvm.solve(X, y, lam, sign)
+    assert a.history["method"] == b.history["method"] == ["interior-point"]
+    assert a.converged and b.converged and abs(a.primal - b.primal) <= a.gap + b.gap

@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import check_iterations, check_positive, check_seed, check_vector
 from .coordinate_ascent import dca_options, run_coordinate_ascent
 from .frank_wolfe import run_frank_wolfe
+from ._normal_equations import gram_from_dense_blocks
 from .interior_point import IPM_MAX_ITER, run_interior_point
 from .plan import (AUTO_DCA_EXTRA, AUTO_DCA_SHARE, AUTO_IPM_ABOVE_SCALED_NORM, AUTO_IPM_ABOVE_SCALED_NORM_CONSTRAINED,
                    AUTO_IPM_ABOVE_SCALED_NORM_SPARSE, AUTO_IPM_BELOW_LAM_N, AUTO_IPM_MAX_PASSES,
@@ -47,7 +48,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     X : array or scipy.sparse matrix of shape (n, d)
         Samples as rows. A sparse X (any format; held as CSR) is never densified: coordinate
         ascent reads its rows, the interior-point method forms only its min(n, d) square normal
-        matrix (``auto`` runs it on sparse data only when min(n, d) <= SPARSE_IPM_MAX_DIM).
+        matrix (``auto`` runs it on sparse data only when min(n, d) <= SPARSE_IPM_MAX_DIM). A
+        sparse X with about a third of its entries nonzero or more
+        (``_normal_equations.SPARSE_GRAM_DENSE_FROM``) enters that matrix by dense row blocks and
+        is planned by ``auto`` as a dense array of its shape.
     y : array of shape (n,)
         Labels +-1, both classes present (the algorithms themselves,
         :func:`dual_coordinate_ascent`, :func:`interior_point` and :func:`frank_wolfe`, also
@@ -161,8 +165,10 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
     n, d = p.n, p.d
     nnz = int(p.X.nnz) if p.sparse else 0
     constrained = bool(np.any(p.sign != 0.0))
-    rule_applies = np.isfinite(rows_threshold(n, d, nnz if p.sparse else None, p.sparse, constrained))
-    plan, work = auto_plan(n, d, nnz, p.lam, p.sparse, row_norm_scale(p.X) if rule_applies else None,
+    # a CSR X dense enough to be summed by dense blocks costs what a dense array does: planned as one
+    sparse = p.sparse and not gram_from_dense_blocks(p.X)
+    rule_applies = np.isfinite(rows_threshold(n, d, nnz if sparse else None, sparse, constrained))
+    plan, work = auto_plan(n, d, nnz, p.lam, sparse, row_norm_scale(p.X) if rule_applies else None,
                            constrained=constrained)
     if p.sparse and min(n, d) > SPARSE_IPM_MAX_DIM:       # no dense normal matrix of that size
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
@@ -176,7 +182,7 @@ def _auto(p: SignSVMProblem, tol, time_limit, max_iter=None, seed=0, record_hist
         methods.append("dual-coordinate")
         opts = dca_options(tol=tol, seed=seed, record_history=record_history,
                            max_epochs=DCA_MAX_EPOCHS if cap is None else cap, time_limit=time_limit,
-                           **auto_work_options(n, d, p.lam, p.sparse, nnz))
+                           **auto_work_options(n, d, p.lam, sparse, nnz))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)   # a budget, not the caller's limit
             first = run_coordinate_ascent(p, opts, alpha0)
