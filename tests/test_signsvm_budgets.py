@@ -96,7 +96,9 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
     # the rule on mean ||x||^2 / (lam n): the scaled-down Gaussian case (||x||^2 ~ 100) at lam n
     # = 1 runs the interior-point method alone; the same rows divided by 10 (||x||^2 ~ 1) start
     # with coordinate ascent; as a sparse X (no compiled interior-point iteration, and the method
-    # beyond the sparse limit in passes) the rows need AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n
+    # beyond the sparse limit in passes) the rows need AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY lam n.
+    # That X keeps a fifth of the entries of d = 200 Gaussian classes: a CSR X much denser is
+    # summed by dense blocks and planned as the dense array (_normal_equations.SPARSE_GRAM_DENSE_FROM)
     from scipy import sparse
 
     X, y = _gaussian_classes(500, 100)
@@ -107,14 +109,15 @@ def test_auto_goes_straight_to_the_interior_point_method_where_rows_are_long_aga
     _check_certificate(res, X, y, lam, np.zeros(100))
     short = signsvm.solve(X / 10.0, y, lam)
     assert short.history["method"][0] == "dual-coordinate" and short.converged
-    Xs = sparse.csr_matrix(X)
-    assert rows_threshold(500, 100, Xs.nnz, True) == AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
-    q = row_norm_scale(X) / (lam * 500)
+    X2, y2 = _gaussian_classes(500, 200, seed=1)
+    Xs = sparse.csr_matrix(X2 * (np.random.default_rng(1).random(X2.shape) < 0.2))
+    assert rows_threshold(500, 200, Xs.nnz, True) == AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
+    q = row_norm_scale(Xs) / (lam * 500)
     assert q >= AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY
-    costly = signsvm.solve(Xs, y, lam)
+    costly = signsvm.solve(Xs, y2, lam)
     assert costly.history["method"] == ["interior-point"] and costly.converged
     below = Xs * np.sqrt(0.5 * AUTO_IPM_ABOVE_SCALED_NORM_SPARSE_COSTLY / q)      # rows 7.5 lam n long
-    assert signsvm.solve(below, y, lam).history["method"][0] == "dual-coordinate"
+    assert signsvm.solve(below, y2, lam).history["method"][0] == "dual-coordinate"
     # the threshold itself: the plan flips where row_norm crosses AUTO_IPM_ABOVE_SCALED_NORM lam n
     edge = AUTO_IPM_ABOVE_SCALED_NORM * lam * 500
     assert auto_plan(500, 100, X.size, lam, row_norm=edge)[0] == "interior-point"
