@@ -50,7 +50,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from convergence_grid import weighted_objectives  # noqa: E402
-from peers.common import write_csv  # noqa: E402
+from peers.common import constant_set_to, quiet, write_csv  # noqa: E402
 
 KINDS = ("gauss", "tiny", "binary", "scaled", "dups", "zerocols", "zerorows", "integer", "separable", "conflict")
 """The kinds of odd problems, drawn in turn (case i is of kind KINDS[i % 10])."""
@@ -172,7 +172,7 @@ def check_case(seed: int, case: int, solvers=SOLVERS, medium: bool = False) -> l
             bad.append("infeasible")
         if res.converged and rel > TOL + 1e-9:
             bad.append("converged above tol")
-        if (D - p_ref) / scale > 1e-7:
+        if not medium and (D - p_ref) / scale > 1e-7:
             bad.append("dual above Clarabel")
         if not res.converged and not warned:
             bad.append("silent")
@@ -232,25 +232,20 @@ def woodbury_sweep(seed: int, limits, cases) -> list[dict]:
 
     ne = importlib.import_module("svmcert.signsvm._normal_equations")
     problems = woodbury_problems(seed, cases)
-    kept, rows = ne.WOODBURY_RESIDUAL_LIMIT, []
-    try:
-        for limit in limits:
-            ne.WOODBURY_RESIDUAL_LIMIT = limit if limit > 0 else np.inf
-            short = iters = switched = crossed = 0
-            t = time.process_time()
+    rows = []
+    for limit in limits:
+        short = iters = switched = crossed = 0
+        t = time.process_time()
+        with constant_set_to(ne, "WOODBURY_RESIDUAL_LIMIT", limit if limit > 0 else np.inf):
             for _, X, y, lam, sign, s, tol in problems:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    res = solve(X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
+                res = quiet(solve, X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
                 short += not res.converged
                 iters += res.n_iter
                 switched += "woodbury_until" in res.history
                 crossed += "crossover" in res.history
-            rows.append(dict(limit=limit, runs=len(problems), not_certified=short, newton_iterations=iters,
-                             switched=switched, crossover=crossed, cpu_seconds=time.process_time() - t))
-            print(rows[-1], flush=True)
-    finally:
-        ne.WOODBURY_RESIDUAL_LIMIT = kept
+        rows.append(dict(limit=limit, runs=len(problems), not_certified=short, newton_iterations=iters,
+                         switched=switched, crossover=crossed, cpu_seconds=time.process_time() - t))
+        print(rows[-1], flush=True)
     return rows
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import os
@@ -54,16 +55,23 @@ def timed(fn, repeat: int = 3, budget: float = 10.0, min_seconds: float = 0.05, 
             return Timing(float(best_cpu), float(best_wall), calls, out)
 
 
-def timed_with_constant(module, name: str, value, fn, **timed_options) -> Timing:
-    """:func:`timed` of ``fn`` with the library constant ``module.<name>`` set to ``value`` for the
-    calls and restored afterwards, also on an error (the rule scripts' ablations: the constant is
-    read when the call runs)."""
+@contextlib.contextmanager
+def constant_set_to(module, name: str, value):
+    """The library constant ``module.<name>`` set to ``value`` inside the ``with`` block and
+    restored afterwards, also on an error (the rule scripts' ablations: the constant is read when
+    a call runs)."""
     kept = getattr(module, name)
     setattr(module, name, value)
     try:
-        return timed(fn, **timed_options)
+        yield
     finally:
         setattr(module, name, kept)
+
+
+def timed_with_constant(module, name: str, value, fn, **timed_options) -> Timing:
+    """:func:`timed` of ``fn`` with ``module.<name>`` set to ``value`` (:func:`constant_set_to`)."""
+    with constant_set_to(module, name, value):
+        return timed(fn, **timed_options)
 
 
 def quiet(fn, *args, **kwargs):

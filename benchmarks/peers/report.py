@@ -323,18 +323,19 @@ def odd_problems_table(after, before=None):
         return out
 
     rows = counts(after)
-    totals = dict(rows["all"])
     earlier = counts(before) if before is not None else {}
+    totals = dict(rows["all"])
+    if earlier:
+        totals.update({f"{key}_certified_before": earlier["all"].get(f"{key}_certified")
+                       for key in ("auto", "interior_point")})
     shown = []
     for kind, row in rows.items():
         out = {"kind": kind, "cases": row["cases"]}
         for key in ("auto", "interior_point"):
             if kind in earlier:
                 out[f"{key}_certified_before"] = earlier[kind].get(f"{key}_certified")
-                totals[f"{key}_certified_before"] = earlier["all"].get(f"{key}_certified")
             out[f"{key}_certified"] = row.get(f"{key}_certified")
-        out["dual_coordinate_certified"] = row.get("dual_coordinate_certified")
-        out["dual_coordinate_warned"] = row.get("dual_coordinate_warned")
-        out["failed_checks"] = row["failed_checks"]
+        for col in ("dual_coordinate_certified", "dual_coordinate_warned", "failed_checks"):
+            out[col] = row.get(col)
         shown.append(out)
     return pd.DataFrame(shown), totals

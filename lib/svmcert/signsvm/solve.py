@@ -49,7 +49,7 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
         Samples as rows. A sparse X (any format; held as CSR) is never densified: coordinate
         ascent reads its rows, the interior-point method forms only its min(n, d) square normal
         matrix (``auto`` runs it on sparse data only when min(n, d) <= SPARSE_IPM_MAX_DIM). A
-        sparse X with about a third of its entries nonzero or more
+        sparse X with about 28% of its entries nonzero or more
         (``_normal_equations.SPARSE_GRAM_DENSE_FROM``) enters that matrix by dense row blocks and
         is planned by ``auto`` as a dense array of its shape.
     y : array of shape (n,)
