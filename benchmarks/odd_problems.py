@@ -56,6 +56,7 @@ KINDS = ("gauss", "tiny", "binary", "scaled", "dups", "zerocols", "zerorows", "i
 """The kinds of odd problems, drawn in turn (case i is of kind KINDS[i % 10])."""
 FORMATS = ("dense", "csr", "f32", "fortran")
 SOLVERS = ("auto", "interior-point", "dual-coordinate")
+WIDE_MAX_D = 6000
 TOL = 1e-6
 STALLED = (134, 504, 604, 465, 689, 13, 23, 83, 283, 293, 533, 593, 613, 773, 923, 933, 993)
 """The 17 cases of seed 0 on which the interior-point method (and so ``auto``) did not certify
@@ -86,6 +87,20 @@ def medium_problem(seed: int, case: int):
     kind = KINDS[case % len(KINDS)]
     rng = instance_rng(seed, "odd-medium", kind, case)
     n, d = int(10 ** rng.uniform(1.7, 3.5)), int(10 ** rng.uniform(0.3, 2.8))
+    return _draw(kind, rng, n, d)
+
+
+def wide_problem(seed: int, case: int):
+    """Case ``case`` of ``--wide``: more features than samples, n log-uniform in [20, 631] and d
+    log-uniform in [2.5 n, 20 n] (at most WIDE_MAX_D), then the kinds' entries, labels, signs, lam,
+    weights and format drawn as :func:`odd_problem` draws them, from the stream
+    ``instance_rng(seed, "odd-wide", kind, case)``."""
+    from svmcert.instance_streams import instance_rng
+
+    kind = KINDS[case % len(KINDS)]
+    rng = instance_rng(seed, "odd-wide", kind, case)
+    n = int(10 ** rng.uniform(1.3, 2.8))
+    d = min(WIDE_MAX_D, int(n * 10 ** rng.uniform(0.4, 1.3)))
     return _draw(kind, rng, n, d)
 
 
@@ -140,14 +155,16 @@ def weights_kind(s) -> str:
     return "wide" if s.max() / s.min() > 50 else "uniform"
 
 
-def check_case(seed: int, case: int, solvers=SOLVERS, medium: bool = False) -> list[dict]:
+def check_case(seed: int, case: int, solvers=SOLVERS, medium: bool = False, wide: bool = False) -> list[dict]:
     """The rows of one case: each solver's answer checked as the module docstring says (a
-    ``medium`` case without Clarabel: its columns are then NaN and its check left out)."""
+    ``medium`` or ``wide`` case without Clarabel: its columns are then NaN and its check left
+    out)."""
     from svmcert.exceptions import ConvergenceWarning
     from svmcert.reference import solve_primal_cvxpy
     from svmcert.signsvm import solve
 
-    X, y, sign, lam, s, fmt, Xe = (medium_problem if medium else odd_problem)(seed, case)
+    X, y, sign, lam, s, fmt, Xe = (wide_problem if wide else medium_problem if medium else odd_problem)(seed, case)
+    medium = medium or wide
     n, d = Xe.shape
     box = np.ones(n) if s is None else s
     p_ref = np.nan
@@ -257,6 +274,7 @@ def main(argv=None) -> int:
     ap.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     ap.add_argument("--woodbury-limits", type=float, nargs="*", default=None)
     ap.add_argument("--medium", action="store_true", help="medium sizes (medium_problem), without Clarabel")
+    ap.add_argument("--wide", action="store_true", help="more features than samples (wide_problem), without Clarabel")
     ap.add_argument("--csv", help="write the rows to this CSV file")
     args = ap.parse_args(argv)
     if args.woodbury_limits is not None:
@@ -265,7 +283,7 @@ def main(argv=None) -> int:
     else:
         rows = []
         for case in range(args.cases[0]):
-            rows.extend(check_case(args.seed, case, args.solvers, args.medium))
+            rows.extend(check_case(args.seed, case, args.solvers, args.medium, args.wide))
         print(summary(rows))
     if args.csv:
         write_csv(rows, args.csv)
