@@ -21,7 +21,8 @@ accuracy), or when a run neither converges nor warns. Columns:
 
     kind, case, fmt, n, d, lam_n, weights, free_signs, solver, converged, warned, rel_gap,
     clarabel_excess ((P - P_clarabel) / |P_clarabel|; negative where Clarabel's answer is worse),
-    dual_excess ((D - P_clarabel) / |P_clarabel|), woodbury_until, crossover, seconds, check
+    dual_excess ((D - P_clarabel) / |P_clarabel|), woodbury_refined, woodbury_until, crossover,
+    seconds, check
 
 ``--woodbury-limits L ...`` instead solves the cases that stall without the interior-point
 method's residual check (``--cases``, the kinds' failures of the run that found them) together
@@ -197,6 +198,7 @@ def check_case(seed: int, case: int, solvers=SOLVERS, medium: bool = False, wide
                          weights=weights_kind(s), free_signs=bool(not np.any(sign)), solver=solver,
                          converged=bool(res.converged), warned=warned, rel_gap=rel,
                          clarabel_excess=(P - p_ref) / scale, dual_excess=(D - p_ref) / scale,
+                         woodbury_refined=res.history.get("woodbury_refined", ""),
                          woodbury_until=res.history.get("woodbury_until", ""),
                          crossover=(res.history.get("crossover") or {}).get("outcome", ""),
                          seconds=seconds, check="; ".join(bad) or "ok"))
@@ -241,8 +243,10 @@ def woodbury_problems(seed: int, cases):
     return out
 
 
-def woodbury_sweep(seed: int, limits, cases) -> list[dict]:
-    """One row per limit: runs not certified, Newton iterations and runs that switched, in all."""
+def woodbury_sweep(seed: int, limits, cases, refinements=(None,)) -> list[dict]:
+    """One row per limit and number of refinement steps (None: the library's): runs not
+    certified, Newton iterations, refinement steps and runs that switched to the d x d form, in
+    all."""
     import importlib
 
     from svmcert.signsvm import solve
@@ -250,19 +254,24 @@ def woodbury_sweep(seed: int, limits, cases) -> list[dict]:
     ne = importlib.import_module("svmcert.signsvm._normal_equations")
     problems = woodbury_problems(seed, cases)
     rows = []
-    for limit in limits:
-        short = iters = switched = crossed = 0
-        t = time.process_time()
-        with constant_set_to(ne, "WOODBURY_RESIDUAL_LIMIT", limit if limit > 0 else np.inf):
-            for _, X, y, lam, sign, s, tol in problems:
-                res = quiet(solve, X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
-                short += not res.converged
-                iters += res.n_iter
-                switched += "woodbury_until" in res.history
-                crossed += "crossover" in res.history
-        rows.append(dict(limit=limit, runs=len(problems), not_certified=short, newton_iterations=iters,
-                         switched=switched, crossover=crossed, cpu_seconds=time.process_time() - t))
-        print(rows[-1], flush=True)
+    for steps in refinements:
+        steps = ne.WOODBURY_REFINEMENTS if steps is None else int(steps)
+        for limit in limits:
+            short = iters = switched = crossed = refined = 0
+            t = time.process_time()
+            with constant_set_to(ne, "WOODBURY_RESIDUAL_LIMIT", limit if limit > 0 else np.inf), \
+                    constant_set_to(ne, "WOODBURY_REFINEMENTS", steps):
+                for _, X, y, lam, sign, s, tol in problems:
+                    res = quiet(solve, X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
+                    short += not res.converged
+                    iters += res.n_iter
+                    switched += "woodbury_until" in res.history
+                    refined += res.history.get("woodbury_refined", 0)
+                    crossed += "crossover" in res.history
+            rows.append(dict(limit=limit, refinements=steps, runs=len(problems), not_certified=short,
+                             newton_iterations=iters, refined=refined, switched=switched, crossover=crossed,
+                             cpu_seconds=time.process_time() - t))
+            print(rows[-1], flush=True)
     return rows
 
 
@@ -273,13 +282,16 @@ def main(argv=None) -> int:
                     help="how many cases (one number), or the case numbers with --woodbury-limits")
     ap.add_argument("--solvers", nargs="+", default=list(SOLVERS))
     ap.add_argument("--woodbury-limits", type=float, nargs="*", default=None)
+    ap.add_argument("--refinements", type=int, nargs="+", default=None,
+                    help="with --woodbury-limits: the numbers of refinement steps to sweep (default: the library's)")
     ap.add_argument("--medium", action="store_true", help="medium sizes (medium_problem), without Clarabel")
     ap.add_argument("--wide", action="store_true", help="more features than samples (wide_problem), without Clarabel")
     ap.add_argument("--csv", help="write the rows to this CSV file")
     args = ap.parse_args(argv)
     if args.woodbury_limits is not None:
         cases = STALLED if args.cases == [1000] else args.cases
-        rows = woodbury_sweep(args.seed, args.woodbury_limits or [0.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8], cases)
+        rows = woodbury_sweep(args.seed, args.woodbury_limits or [0.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8], cases,
+                              args.refinements or (None,))
     else:
         rows = []
         for case in range(args.cases[0]):

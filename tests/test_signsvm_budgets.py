@@ -475,7 +475,7 @@ def test_crossover_certifies_a_stalled_weighted_run_on_repeated_rows(seed, lam_n
     # between their sets, and it must go on to a certificate that the reference optimum of the
     # same weighted problem does not contradict (within its accuracy of about 1e-9, as in the
     # crossover test above). tests/test_signsvm_newton_system.py runs the same problems checked.
-    monkeypatch.setattr(normal_equations, "PRIMAL_FORM_MAX_D", 0)
+    monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", np.inf)
     X, y, s, sign = _repeated_rows(seed)
     lam = lam_n / 100
     with warnings.catch_warnings():

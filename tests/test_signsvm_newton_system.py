@@ -1,6 +1,7 @@
 """The interior-point method's Newton system (``signsvm._normal_equations``): the Woodbury form's
-residual check and its fallback on the d x d form; the crossover's least budget; and the stall
-rule, which must not stop a run whose iterate still converges.
+residual check, its refinement on the augmented system and its fallback on the d x d form; the
+crossover's least budget; and the stall rule, which must not stop a run whose iterate still
+converges.
 
 The runs here come from the odd problems of ``benchmarks/odd_problems.py`` (repeated rows with
 opposite labels, sign constraints, weights, n < d): with the Woodbury solves unchecked the
@@ -15,7 +16,7 @@ import pytest
 
 from svmcert import signsvm
 from svmcert.reference import solve_primal_cvxpy
-from svmcert.signsvm._normal_equations import NormalEquations, falls_back, woodbury_residual
+from svmcert.signsvm._normal_equations import NormalEquations, falls_back, woodbury_residual, WOODBURY_REFINEMENTS
 
 normal_equations = importlib.import_module("svmcert.signsvm._normal_equations")
 crossover_module = importlib.import_module("svmcert.signsvm.crossover")
@@ -48,7 +49,7 @@ def test_checked_woodbury_solves_certify_where_unchecked_ones_stall(seed, monkey
     X, y, sign, s = _tiny_conflict(seed)
     n = X.shape[0]
     lam = 1e-6 / n
-    monkeypatch.setattr(normal_equations, "PRIMAL_FORM_MAX_D", 0)          # unchecked, as before
+    monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", np.inf)   # unchecked, as before
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", signsvm.ConvergenceWarning)
         before = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
@@ -57,10 +58,13 @@ def test_checked_woodbury_solves_certify_where_unchecked_ones_stall(seed, monkey
         warnings.simplefilter("error", signsvm.ConvergenceWarning)         # certified: no warning
         res = signsvm.solve(X, y, lam, sign, solver="interior-point", sample_weight=s)
     # unchecked, the run stalls (8 iterations without progress) and needs the crossover, if it
-    # certifies at all; checked, a Woodbury solve fails its check and the d x d form finishes
-    assert "woodbury_until" not in before.history and before.n_iter >= 12
+    # certifies at all; checked, Woodbury solves fail their check and are refined (or, where the
+    # refinement does not pass it, the d x d form finishes)
+    assert "woodbury_until" not in before.history and "woodbury_refined" not in before.history
+    assert before.n_iter >= 12
     assert before.history.get("crossover", {}).get("outcome") == "certified" or not before.converged
-    assert res.converged and "crossover" not in res.history and res.history["woodbury_until"] <= res.n_iter
+    assert res.converged and "crossover" not in res.history
+    assert res.history.get("woodbury_refined", 0) > 0 or res.history["woodbury_until"] <= res.n_iter
     assert res.n_iter < before.n_iter
     P, D = _weighted_certificate(res, X, y, lam, sign, s)
     assert P == pytest.approx(res.primal, rel=1e-12) and P - D <= 1e-6 * P
@@ -72,7 +76,7 @@ def test_the_crossover_budget_has_a_floor_for_tiny_problems(monkeypatch):
     # unchecked Woodbury solves stall on these; the crossover's iterations cost more than
     # CROSSOVER_FLOPS n d min(n, d) = 3456 flops by the cost model, and without the floor it gives
     # up on the budget: the run is then not certified
-    monkeypatch.setattr(normal_equations, "PRIMAL_FORM_MAX_D", 0)
+    monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", np.inf)
     X, y, sign, s = _tiny_conflict(3)
     n, d = X.shape
     lam = 1e-6 / n
@@ -106,9 +110,64 @@ def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_is_rep
     monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", -1.0)    # every solve fails it
     failing = NormalEquations(X, X.T, b, delta)
     x_d = failing.solve(r)
-    assert failing.primal_form
+    assert failing.primal_form and failing.refined == WOODBURY_REFINEMENTS
     assert np.array_equal(x_d, NormalEquations(X, X.T, b, delta, primal_form=True).solve(r))
     assert np.allclose(M @ x_d, r, rtol=0, atol=1e-12 * np.abs(r).max())
+
+
+def _wide_scaled(seed, n=40, d=1200):
+    """n << d Gaussian columns scaled by 10^U(-4, 4), random labels: beyond the shapes where the
+    d x d form is affordable (falls_back is False), and where at lam n = 1e-6 unrefined Woodbury
+    solves lose every digit."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * 10.0 ** rng.uniform(-4, 4, d)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    return X, y, rng
+
+
+def test_one_refinement_step_recovers_a_woodbury_solve_that_lost_every_digit():
+    X, _, rng = _wide_scaled(0)
+    n, d = X.shape
+    b = np.full(d, 1e-6)                           # lam n I, free signs
+    delta = 10.0 ** rng.uniform(-6, 6, n)          # margins from far inside to far outside
+    r = rng.standard_normal(d)
+    M = np.diag(b) + X.T @ (delta[:, None] * X)
+    x_ref = np.linalg.solve(M, r)                  # LU of the d x d matrix, independent of the forms
+    res_ref = woodbury_residual(X, X.T, b, delta, x_ref, r)
+    rb = r / b
+    W = (X / b) @ X.T + np.diag(1.0 / delta)
+    x_w = rb - X.T @ np.linalg.solve(W, X @ rb) / b      # the Woodbury formula, written out
+    assert woodbury_residual(X, X.T, b, delta, x_w, r) > 1e-2       # it lost every digit
+    neq = NormalEquations(X, X.T, b, delta)
+    x = neq.solve(r)
+    assert not neq.primal_form and 1 <= neq.refined <= WOODBURY_REFINEMENTS
+    # the refined solve is as accurate as LU on the d x d matrix: its residual at most 100 times
+    # that one's (a backward-stable solve leaves a small multiple of the machine epsilon)
+    assert woodbury_residual(X, X.T, b, delta, x, r) <= max(100 * res_ref, 1e-12)
+
+
+@pytest.mark.parametrize("seed, pattern", [(5, "free"), (9, "mixed")])
+def test_refined_woodbury_solves_certify_wide_problems_beyond_the_d_by_d_form(seed, pattern, monkeypatch):
+    X, y, rng = _wide_scaled(seed)
+    n, d = X.shape
+    assert not falls_back(n, d)
+    sign = np.zeros(d) if pattern == "free" else rng.choice([-1.0, 0.0, 1.0], d)
+    lam = 1e-6 / n
+    monkeypatch.setattr(normal_equations, "WOODBURY_REFINEMENTS", 0)        # checked, not refined
+    with pytest.warns(signsvm.ConvergenceWarning):
+        before = signsvm.solve(X, y, lam, sign, solver="interior-point")
+    assert not before.converged
+    monkeypatch.undo()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", signsvm.ConvergenceWarning)
+        res = signsvm.solve(X, y, lam, sign, solver="interior-point")
+    assert res.converged and res.history["woodbury_refined"] > 0 and "woodbury_until" not in res.history
+    assert "crossover" not in res.history
+    s = np.ones(n)
+    P, D = _weighted_certificate(res, X, y, lam, sign, s)
+    assert P == pytest.approx(res.primal, rel=1e-9) and P - D <= 1e-6 * P
+    ref = solve_primal_cvxpy(X, y, lam, sign)                # Clarabel at 1e-10 tolerances
+    assert D <= ref.value * (1 + 1e-8) + 1e-12 and P - ref.value <= (P - D) + 1e-8 * abs(ref.value) + 1e-12
 
 
 def test_the_fallback_is_limited_to_affordable_shapes():

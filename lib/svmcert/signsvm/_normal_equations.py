@@ -2,8 +2,8 @@
 M = B + X^T diag(delta) X (B diagonal), or when n < d the n x n Woodbury matrix
 diag(1/delta) + X B^-1 X^T, formed from X (dense, by row blocks; sparse, from products) and
 factorised by LAPACK's Cholesky with small diagonal shifts when rounding makes it fail. A Woodbury
-solve is checked by its residual and, where it fails, repeated in the d x d form
-(:class:`NormalEquations`)."""
+solve is checked by its residual and, where it fails, refined on the augmented system or, failing
+that, repeated in the d x d form (:class:`NormalEquations`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 from ._signed_rows import dense_block
 
 __all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
-           "WOODBURY_RESIDUAL_LIMIT", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back",
+           "WOODBURY_RESIDUAL_LIMIT", "WOODBURY_REFINEMENTS", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back",
            "SPARSE_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
 
 
@@ -25,20 +25,24 @@ class NormalEquations:
 
     The Woodbury solve gets M^-1 r as the difference of two vectors of the size of B^-1 r, and
     loses the digits they share. With sign constraints (B's diagonal then spans lam n to
-    mu_h / |w_h|, which grows without bound on the coordinates held at zero), repeated rows or
-    columns of very different scales its result can be wrong in every digit while the d x d
-    form's stays accurate, and the interior-point method stalls. So where the d x d form is
-    affordable (:func:`falls_back`) each Woodbury solve is checked by its residual (two products
-    with X, :func:`woodbury_residual`): above WOODBURY_RESIDUAL_LIMIT the d x d matrix is formed
-    and factorised, the solve repeated with it, and ``primal_form`` set (the caller keeps that
-    form for the rest of its run: ``primal_form=True``). A solve that passes the check returns
-    the Woodbury result unchanged."""
+    mu_h / |w_h|, which grows without bound on the coordinates held at zero), repeated rows,
+    columns of very different scales, or a tiny lam, its result can be wrong in every digit while
+    the d x d form's stays accurate, and the interior-point method stalls. So each Woodbury solve
+    is checked by its residual (two products with X, :func:`woodbury_residual`). Above
+    WOODBURY_RESIDUAL_LIMIT it is refined, up to WOODBURY_REFINEMENTS times, on the augmented
+    system [[B, X^T], [X, -diag(1/delta)]] [x; z] = [r; 0], of which the Woodbury solve is the
+    elimination of x (z = diag(delta) X x): each step solves for the residual of both block rows
+    with the same factor, as interior-point codes refine their quasi-definite KKT systems.
+    ``refined`` counts the steps taken. A solve still above the limit after them is, where the
+    d x d form is affordable (:func:`falls_back`), repeated in that form, and ``primal_form`` set
+    (the caller keeps that form for the rest of its run: ``primal_form=True``). A solve that
+    passes the check returns the Woodbury result unchanged."""
 
     def __init__(self, X, XT, b_diag, delta, primal_form: bool | None = None):
         n, d = X.shape
         self.X, self.XT, self.b, self.delta = X, XT, b_diag, delta
         self.primal_form = d <= n if primal_form is None else bool(primal_form)
-        self.checked = not self.primal_form and falls_back(n, d)
+        self.refined = 0
         if self.primal_form:
             M = _primal_matrix(X, b_diag, delta)
         elif hasattr(X, "nnz"):                            # sparse X: the same matrix from its rows
@@ -52,12 +56,23 @@ class NormalEquations:
     def solve(self, r):
         if self.primal_form:
             return _cho_solve(self.factor, r)
-        rb = r / self.b
-        x = rb - np.asarray(self.XT @ _cho_solve(self.factor, np.asarray(self.X @ rb))) / self.b
-        if not self.checked or (woodbury_residual(self.X, self.XT, self.b, self.delta, x, r)
-                                <= WOODBURY_RESIDUAL_LIMIT):
+        X, XT, b, delta = self.X, self.XT, self.b, self.delta
+        rb = r / b
+        z = _cho_solve(self.factor, np.asarray(X @ rb))
+        x = rb - np.asarray(XT @ z) / b
+        residual = woodbury_residual(X, XT, b, delta, x, r)
+        for _ in range(WOODBURY_REFINEMENTS):
+            if residual <= WOODBURY_RESIDUAL_LIMIT:
+                return x
+            r_x = r - b * x - np.asarray(XT @ z)          # the two block rows' residuals
+            r_z = z / delta - np.asarray(X @ x)
+            dz = _cho_solve(self.factor, np.asarray(X @ (r_x / b)) - r_z)
+            x, z = x + (r_x - np.asarray(XT @ dz)) / b, z + dz
+            residual = woodbury_residual(X, XT, b, delta, x, r)
+            self.refined += 1
+        if residual <= WOODBURY_RESIDUAL_LIMIT or not falls_back(*X.shape):
             return x
-        self.factor = _cholesky(_primal_matrix(self.X, self.b, self.delta))
+        self.factor = _cholesky(_primal_matrix(X, b, delta))
         self.primal_form = True
         return _cho_solve(self.factor, r)
 
@@ -73,6 +88,9 @@ runs not certified with the check off and none at any limit from 1e-1 to 1e-8. T
 switched at every limit from 1e-1 to 1e-4 (at 1e-4 earliest: 1344 Newton iterations in all,
 against 1378 at 1e-3 and 1453 at 1e-1), 52 and 76 at 1e-6 and 1e-8, where runs that converge
 anyway begin to pay for the d x d form."""
+WOODBURY_REFINEMENTS = 3
+"""Most refinement steps on the augmented system a failing Woodbury solve takes before it falls
+back on the d x d form (:class:`NormalEquations`). MEASUREMENTS TO COME."""
 PRIMAL_FORM_MAX_D = 4000
 """Largest d for which a failed Woodbury solve falls back on the d x d form (its matrix then takes
 at most 128 MB, as ``plan.SPARSE_IPM_MAX_DIM`` allows for a sparse X)."""
@@ -82,10 +100,12 @@ few hundredths of a second, at most)."""
 
 
 def falls_back(n: int, d: int) -> bool:
-    """Whether a Woodbury solve (n < d) is checked and, if it fails, repeated in the d x d form: d
+    """Whether a Woodbury solve (n < d) that its refinement leaves above the limit is repeated in
+    the d x d form: d
     at most PRIMAL_FORM_MAX_D, and at most PRIMAL_FORM_CHEAP_D or 2 n (there an iteration in the
     d x d form, n d^2 + d^3 / 3 flops, costs at most about three times one in the Woodbury form,
-    n^2 d + n^3 / 3). Beyond, a stalled run is left to the crossover, as before.
+    n^2 d + n^3 / 3). Beyond, the refined solve is kept, and a run that stalls is left to the
+    crossover.
 
     Examples
     --------

@@ -20,7 +20,8 @@ Newton system is the d x d matrix
 
 formed in O(n d^2) and factorised in O(d^3) by Cholesky; when n < d the same step goes through
 the n x n matrix diag(omega) + X B^-1 X^T instead (Sherman-Morrison-Woodbury, B the diagonal
-part), each solve checked by its residual and, where it fails and d allows, the run goes on in the
+part), each solve checked by its residual and, where it fails, refined on the augmented system
+(``history["woodbury_refined"]``) or, where that fails too and d allows, the run goes on in the
 d x d form (:class:`._normal_equations.NormalEquations`; ``history["woodbury_until"]``).
 Mehrotra's predictor-corrector takes two solves per factorisation (Nocedal and Wright, Numerical
 Optimization, Sec. 16.6; Wright, Primal-Dual Interior-Point Methods, Ch. 10).
@@ -192,8 +193,9 @@ def interior_point(X, y, lam, sign=None, tol: float = 1e-6, max_iter: int = IPM_
         the crossover's pair is returned, ``converged=True`` and ``history["crossover"]`` holds
         its statistics. On 10000 samples or more the run may finish on the samples near the margin
         (``history["working_set"]``: attempts, rounds, band sizes); that answer too is certified.
-        With n < d, ``history["woodbury_until"]`` is the iteration from which the run solved its
-        Newton systems in the d x d form, after a Woodbury solve failed its residual check.
+        With n < d, ``history["woodbury_refined"]`` counts the refinement steps of Woodbury solves
+        that failed their residual check, and ``history["woodbury_until"]`` is the iteration from
+        which the run solved its Newton systems in the d x d form, after a refined solve failed it.
 
     Notes
     -----
@@ -265,7 +267,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
 
     best, best_alpha, best_w, best_it, gaps = None, None, None, 0, []
     finish = WorkingSetFinish(p, Z, tol, deadline, run_interior_point) if working_set and WorkingSetFinish.applies(p) else None
-    converged, it, t_iter, reason, primal_form = False, 0, 0.0, None, None
+    converged, it, t_iter, reason, primal_form, refined = False, 0, 0.0, None, None, 0
     products = None                     # (Z^T alpha, Z w) from the certificate, when its inputs are the iterate's
     while True:
         if fused:
@@ -344,6 +346,7 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
         cor, a_cor = newton(alpha * s + da * ds - sigma * tau, beta * xi + db * dxi - sigma * tau,
                             mu * q + dmu * dq - sigma * tau)
         a = min(1.0, _STEP_TO_BOUNDARY * a_cor)
+        refined += neq.refined
         if neq.primal_form and primal_form is None and d > n:    # a Woodbury solve failed its check:
             primal_form, woodbury_until = True, it + 1              # the d x d form from now on
         dw, da, db, ds, dxi, dq, dmu = cor
@@ -356,6 +359,8 @@ def run_interior_point(p: SignSVMProblem, tol: float, max_iter: int, time_limit,
     out_hist = hist if record_history else {}
     if primal_form:
         out_hist["woodbury_until"] = woodbury_until
+    if refined:
+        out_hist["woodbury_refined"] = refined
     if finish is not None and finish.stats["attempts"]:
         out_hist["working_set"] = finish.stats
     if not converged and not reason.startswith("time_limit") and deadline.allows(t_iter):
