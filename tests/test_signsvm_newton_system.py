@@ -198,3 +198,24 @@ def test_a_lucky_early_certificate_does_not_stop_a_run_that_still_converges(seed
     with pytest.warns(signsvm.ConvergenceWarning, match="stall"):
         before = signsvm.solve(X, y, lam, sign, solver="interior-point")
     assert not before.converged and before.n_iter < res.n_iter
+
+
+def test_a_dense_enough_wide_csr_forms_its_woodbury_matrix_from_column_blocks(monkeypatch):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(1)
+    n, d = 30, 700
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.6)
+    Xs = sp.csr_matrix(X)
+    b = rng.uniform(0.5, 2.0, d)
+    delta = rng.uniform(0.5, 2.0, n)
+    r = rng.standard_normal(d)
+    assert normal_equations.gram_from_dense_blocks(Xs, columns=True)
+    assert not normal_equations.gram_from_dense_blocks(sp.csr_matrix(X * (rng.random((n, d)) < 0.1)), columns=True)
+    used, real = [], normal_equations.weighted_gram
+    monkeypatch.setattr(normal_equations, "weighted_gram", lambda A, w: used.append(A.shape) or real(A, w))
+    x_sparse = NormalEquations(Xs, Xs.T, b, delta).solve(r)
+    assert used == [(d, n)]                              # X^T's row blocks: X's columns
+    M = np.diag(b) + X.T @ (delta[:, None] * X)         # the d x d matrix, written out
+    x_ref = np.linalg.solve(M, r)
+    assert np.allclose(x_sparse, x_ref, rtol=0, atol=1e-11 * np.abs(x_ref).max())

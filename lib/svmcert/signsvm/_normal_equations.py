@@ -45,8 +45,11 @@ class NormalEquations:
         self.refined = 0
         if self.primal_form:
             M = _primal_matrix(X, b_diag, delta)
-        elif hasattr(X, "nnz"):                            # sparse X: the same matrix from its rows
-            M = dense_block(X.multiply(1.0 / b_diag[None, :]).tocsr() @ XT)
+        elif hasattr(X, "nnz"):                            # sparse X: the same matrix from its rows,
+            if gram_from_dense_blocks(X, columns=True):     # or from dense blocks of its columns
+                M = weighted_gram(X.T.tocsr(), 1.0 / b_diag)
+            else:
+                M = dense_block(X.multiply(1.0 / b_diag[None, :]).tocsr() @ XT)
             M[np.diag_indices(n)] += 1.0 / delta
         else:
             M = (X / b_diag[None, :]) @ XT
@@ -171,8 +174,12 @@ def weighted_gram(X, delta):
     return M
 
 
-def gram_from_dense_blocks(X) -> bool:
-    """Whether a CSR X enters the normal matrix by dense row blocks (SPARSE_GRAM_DENSE_FROM).
+def gram_from_dense_blocks(X, columns: bool = False) -> bool:
+    """Whether a CSR X enters the normal matrix X^T diag(delta) X by dense row blocks
+    (SPARSE_GRAM_DENSE_FROM: its rows' pairs of nonzeros at least that share of a dense X's) or,
+    with ``columns``, the Woodbury matrix X diag(1/b) X^T by dense blocks of its columns (the
+    same rule on X^T: its columns' pairs of nonzeros against n^2 d), there in place of scipy's
+    sparse product.
 
     Examples
     --------
@@ -181,8 +188,14 @@ def gram_from_dense_blocks(X) -> bool:
     >>> [gram_from_dense_blocks(sp.random(400, 50, density=p, format="csr", random_state=0))
     ...  for p in (0.05, 0.5)]
     [False, True]
+    >>> [gram_from_dense_blocks(sp.random(50, 400, density=p, format="csr", random_state=0), columns=True)
+    ...  for p in (0.05, 0.5)]
+    [False, True]
     """
     n, d = X.shape
+    if columns:
+        per_column = np.bincount(X.indices, minlength=d).astype(float)
+        return float(per_column @ per_column) >= SPARSE_GRAM_DENSE_FROM * d * float(n) * n
     per_row = np.diff(X.indptr).astype(float)
     return float(per_row @ per_row) >= SPARSE_GRAM_DENSE_FROM * n * float(d) * d
 
