@@ -336,6 +336,7 @@ def odd_problems_table(after, before=None):
                 out[f"{key}_certified_before"] = earlier[kind].get(f"{key}_certified")
             out[f"{key}_certified"] = row.get(f"{key}_certified")
         for col in ("dual_coordinate_certified", "dual_coordinate_warned", "failed_checks"):
-            out[col] = row.get(col)
+            if col in rows["all"]:                 # coordinate ascent's columns only where it ran
+                out[col] = row.get(col)
         shown.append(out)
     return pd.DataFrame(shown), totals

@@ -16,7 +16,7 @@ from ._signed_rows import dense_block
 
 __all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
            "WOODBURY_RESIDUAL_LIMIT", "WOODBURY_REFINEMENTS", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back",
-           "SPARSE_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
+           "SPARSE_GRAM_DENSE_FROM", "WOODBURY_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
 
 
 class NormalEquations:
@@ -159,6 +159,17 @@ blocks took 1.4 times as long); the value sits between. MNIST-5k (share 0.040) s
 where the blocks would be 1.4 times faster; that keeps its runs in the book as they were."""
 
 
+WOODBURY_GRAM_DENSE_FROM = 0.01
+"""SPARSE_GRAM_DENSE_FROM for the n x n Woodbury matrix of a CSR X with fewer rows than columns:
+from this share of pairs of nonzeros in its columns (sum_h nnz_h^2 >= WOODBURY_GRAM_DENSE_FROM
+d n^2, about 10% of the entries nonzero when spread evenly) the matrix is summed from dense
+blocks of X's columns by dsyrk instead of scipy's sparse product X diag(1/b) X^T, which is slower
+per pair than the compiled loop of the d x d form. ``benchmarks/sparse_gram.py --woodbury``
+(``results/sparse_gram_woodbury.csv``, shapes 500 x 5000, 200 x 20000 and 1500 x 2000): at a
+share of 0.01 the blocks were faster in every shape (1.2 to 2.1 times), at 0.0026 in one of three,
+at 0.04 3.1 to 4.1 times, and a dense matrix in CSR 8.9 to 40 times."""
+
+
 def weighted_gram(X, delta):
     """Upper triangle of X^T diag(delta) X (d x d, Fortran order), accumulated by dsyrk over row
     blocks of GRAM_BLOCK_ENTRIES entries (of a CSR X, each block made dense in turn)."""
@@ -177,9 +188,9 @@ def weighted_gram(X, delta):
 def gram_from_dense_blocks(X, columns: bool = False) -> bool:
     """Whether a CSR X enters the normal matrix X^T diag(delta) X by dense row blocks
     (SPARSE_GRAM_DENSE_FROM: its rows' pairs of nonzeros at least that share of a dense X's) or,
-    with ``columns``, the Woodbury matrix X diag(1/b) X^T by dense blocks of its columns (the
-    same rule on X^T: its columns' pairs of nonzeros against n^2 d), there in place of scipy's
-    sparse product.
+    with ``columns``, the Woodbury matrix X diag(1/b) X^T by dense blocks of its columns
+    (WOODBURY_GRAM_DENSE_FROM: its columns' pairs of nonzeros against n^2 d), there in place of
+    scipy's sparse product.
 
     Examples
     --------
@@ -195,7 +206,7 @@ def gram_from_dense_blocks(X, columns: bool = False) -> bool:
     n, d = X.shape
     if columns:
         per_column = np.bincount(X.indices, minlength=d).astype(float)
-        return float(per_column @ per_column) >= SPARSE_GRAM_DENSE_FROM * d * float(n) * n
+        return float(per_column @ per_column) >= WOODBURY_GRAM_DENSE_FROM * d * float(n) * n
     per_row = np.diff(X.indptr).astype(float)
     return float(per_row @ per_row) >= SPARSE_GRAM_DENSE_FROM * n * float(d) * d
 
