@@ -28,11 +28,16 @@ accuracy), or when a run neither converges nor warns. Columns:
 method's residual check (``--cases``, the kinds' failures of the run that found them) together
 with Gaussian n < d problems (free, mixed and nonnegative signs; lam n 1e-4 ... 100; tol 1e-6 and
 1e-9) with ``_normal_equations.WOODBURY_RESIDUAL_LIMIT`` set to each L (0: the check off), and
-writes one row per limit (``results/woodbury_limit.csv``).
+writes one row per limit (``results/woodbury_limit.csv``, before the refinement existed);
+``--refinements K ...`` and ``--refined-limits T ...`` sweep ``WOODBURY_REFINEMENTS`` and
+``WOODBURY_REFINED_LIMIT`` as well (``results/woodbury_refinements.csv``).
 
 ``--medium`` draws the cases at medium sizes instead (:func:`medium_problem`: n up to 3162, d up
 to 630) and leaves Clarabel out (its columns NaN; the other checks stand); with ``--solvers auto``
-it is the run ``results/odd_problems_medium.csv``.
+it is the run ``results/odd_problems_medium.csv``. ``--wide`` draws them with more features than
+samples (:func:`wide_problem`: n from 20 to 631, d from 2.5 n to 20 n, at most WIDE_MAX_D),
+again without Clarabel; with ``--solvers auto interior-point`` it is the run
+``results/odd_problems_wide.csv``.
 
 Run: ``python benchmarks/odd_problems.py --cases 1000`` (about half a minute on one core).
 """
@@ -243,35 +248,40 @@ def woodbury_problems(seed: int, cases):
     return out
 
 
-def woodbury_sweep(seed: int, limits, cases, refinements=(None,)) -> list[dict]:
-    """One row per limit and number of refinement steps (None: the library's): runs not
-    certified, Newton iterations, refinement steps and runs that switched to the d x d form, in
-    all."""
+def woodbury_sweep(seed: int, limits, cases, refinements=(None,), refined_limits=(None,)) -> list[dict]:
+    """One row per residual limit, number of refinement steps and refinement target (None: the
+    library's; with no steps the target is left out): runs not certified, Newton iterations,
+    refinement steps and runs that switched to the d x d form, in all."""
     import importlib
 
     from svmcert.signsvm import solve
 
     ne = importlib.import_module("svmcert.signsvm._normal_equations")
     problems = woodbury_problems(seed, cases)
-    rows = []
+    configs = []
     for steps in refinements:
         steps = ne.WOODBURY_REFINEMENTS if steps is None else int(steps)
-        for limit in limits:
-            short = iters = switched = crossed = refined = 0
-            t = time.process_time()
-            with constant_set_to(ne, "WOODBURY_RESIDUAL_LIMIT", limit if limit > 0 else np.inf), \
-                    constant_set_to(ne, "WOODBURY_REFINEMENTS", steps):
-                for _, X, y, lam, sign, s, tol in problems:
-                    res = quiet(solve, X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
-                    short += not res.converged
-                    iters += res.n_iter
-                    switched += "woodbury_until" in res.history
-                    refined += res.history.get("woodbury_refined", 0)
-                    crossed += "crossover" in res.history
-            rows.append(dict(limit=limit, refinements=steps, runs=len(problems), not_certified=short,
-                             newton_iterations=iters, refined=refined, switched=switched, crossover=crossed,
-                             cpu_seconds=time.process_time() - t))
-            print(rows[-1], flush=True)
+        for target in (refined_limits if steps else (None,)):
+            target = ne.WOODBURY_REFINED_LIMIT if target is None else float(target)
+            configs.extend((limit, steps, target) for limit in limits)
+    rows = []
+    for limit, steps, target in configs:
+        short = iters = switched = crossed = refined = 0
+        t = time.process_time()
+        with constant_set_to(ne, "WOODBURY_RESIDUAL_LIMIT", limit if limit > 0 else np.inf), \
+                constant_set_to(ne, "WOODBURY_REFINEMENTS", steps), \
+                constant_set_to(ne, "WOODBURY_REFINED_LIMIT", target):
+            for _, X, y, lam, sign, s, tol in problems:
+                res = quiet(solve, X, y, lam, sign, solver="interior-point", tol=tol, sample_weight=s)
+                short += not res.converged
+                iters += res.n_iter
+                switched += "woodbury_until" in res.history
+                refined += res.history.get("woodbury_refined", 0)
+                crossed += "crossover" in res.history
+        rows.append(dict(limit=limit, refinements=steps, refined_limit=target, runs=len(problems),
+                         not_certified=short, newton_iterations=iters, refined=refined, switched=switched,
+                         crossover=crossed, cpu_seconds=time.process_time() - t))
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -284,6 +294,8 @@ def main(argv=None) -> int:
     ap.add_argument("--woodbury-limits", type=float, nargs="*", default=None)
     ap.add_argument("--refinements", type=int, nargs="+", default=None,
                     help="with --woodbury-limits: the numbers of refinement steps to sweep (default: the library's)")
+    ap.add_argument("--refined-limits", type=float, nargs="+", default=None,
+                    help="with --woodbury-limits: the refinement targets to sweep (default: the library's)")
     ap.add_argument("--medium", action="store_true", help="medium sizes (medium_problem), without Clarabel")
     ap.add_argument("--wide", action="store_true", help="more features than samples (wide_problem), without Clarabel")
     ap.add_argument("--csv", help="write the rows to this CSV file")
@@ -291,7 +303,7 @@ def main(argv=None) -> int:
     if args.woodbury_limits is not None:
         cases = STALLED if args.cases == [1000] else args.cases
         rows = woodbury_sweep(args.seed, args.woodbury_limits or [0.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-8], cases,
-                              args.refinements or (None,))
+                              args.refinements or (None,), args.refined_limits or (None,))
     else:
         rows = []
         for case in range(args.cases[0]):

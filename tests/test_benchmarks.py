@@ -396,6 +396,21 @@ def test_odd_problems_are_keyed_and_checked_independently(monkeypatch):
     assert "not certified interior-point:13" in odd.summary([before])
 
 
+def test_wide_odd_problems_are_keyed_and_a_refined_run_certifies_where_an_unrefined_one_warned(monkeypatch):
+    odd = _load_script("odd_problems")
+    X, y, sign, lam, s, fmt, Xe = odd.wide_problem(0, 383)          # feature scales over ten decades
+    again = odd.wide_problem(0, 383)
+    n, d = Xe.shape
+    assert np.array_equal(Xe, again[6]) and lam == again[3] and 2.5 * n <= d <= odd.WIDE_MAX_D
+    (row,) = odd.check_case(0, 383, ("interior-point",), wide=True)
+    assert row["check"] == "ok" and row["converged"] and 0.0 <= row["rel_gap"] <= 1e-6
+    assert row["woodbury_refined"] != "" and np.isnan(row["clarabel_excess"])     # no Clarabel for wide cases
+    ne = importlib.import_module("svmcert.signsvm._normal_equations")
+    monkeypatch.setattr(ne, "WOODBURY_REFINEMENTS", 0)             # checked, not refined: as before
+    (before,) = odd.check_case(0, 383, ("interior-point",), wide=True)
+    assert not before["converged"] and before["warned"] and before["check"] == "ok"
+
+
 def test_odd_problems_table_counts_certified_warned_and_failed_rows():
     _benchmarks_on_path()
     from peers import report

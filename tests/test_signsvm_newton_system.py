@@ -91,7 +91,7 @@ def test_the_crossover_budget_has_a_floor_for_tiny_problems(monkeypatch):
     assert not short.converged and "crossover" not in short.history
 
 
-def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_is_repeated(monkeypatch):
+def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_refined_or_repeated(monkeypatch):
     rng = np.random.default_rng(0)
     n, d = 15, 40
     X = rng.standard_normal((n, d))
@@ -108,6 +108,10 @@ def test_a_passing_woodbury_solve_is_returned_unchanged_and_a_failing_one_is_rep
     assert woodbury_residual(X, X.T, b, delta, x, r) <= 1e-14
     assert woodbury_residual(X, X.T, b, delta, x * (1 + 1e-3), r) > 1e-5        # the check can fail
     monkeypatch.setattr(normal_equations, "WOODBURY_RESIDUAL_LIMIT", -1.0)    # every solve fails it
+    refined = NormalEquations(X, X.T, b, delta)
+    x_r = refined.solve(r)                       # ... but already meets the refinement's target
+    assert not refined.primal_form and refined.refined == 0 and np.array_equal(x_r, x)
+    monkeypatch.setattr(normal_equations, "WOODBURY_REFINED_LIMIT", -1.0)     # no refinement reaches it
     failing = NormalEquations(X, X.T, b, delta)
     x_d = failing.solve(r)
     assert failing.primal_form and failing.refined == WOODBURY_REFINEMENTS

@@ -15,8 +15,8 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 from ._signed_rows import dense_block
 
 __all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
-           "WOODBURY_RESIDUAL_LIMIT", "WOODBURY_REFINEMENTS", "PRIMAL_FORM_MAX_D", "PRIMAL_FORM_CHEAP_D", "falls_back",
-           "SPARSE_GRAM_DENSE_FROM", "WOODBURY_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
+           "WOODBURY_RESIDUAL_LIMIT", "WOODBURY_REFINEMENTS", "WOODBURY_REFINED_LIMIT", "PRIMAL_FORM_MAX_D",
+           "PRIMAL_FORM_CHEAP_D", "falls_back", "SPARSE_GRAM_DENSE_FROM", "WOODBURY_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
 
 
 class NormalEquations:
@@ -29,8 +29,9 @@ class NormalEquations:
     columns of very different scales, or a tiny lam, its result can be wrong in every digit while
     the d x d form's stays accurate, and the interior-point method stalls. So each Woodbury solve
     is checked by its residual (two products with X, :func:`woodbury_residual`). Above
-    WOODBURY_RESIDUAL_LIMIT it is refined, up to WOODBURY_REFINEMENTS times, on the augmented
-    system [[B, X^T], [X, -diag(1/delta)]] [x; z] = [r; 0], of which the Woodbury solve is the
+    WOODBURY_RESIDUAL_LIMIT it is refined, down to WOODBURY_REFINED_LIMIT or for at most
+    WOODBURY_REFINEMENTS steps, on the augmented system
+    [[B, X^T], [X, -diag(1/delta)]] [x; z] = [r; 0], of which the Woodbury solve is the
     elimination of x (z = diag(delta) X x): each step solves for the residual of both block rows
     with the same factor, as interior-point codes refine their quasi-definite KKT systems.
     ``refined`` counts the steps taken. A solve still above the limit after them is, where the
@@ -64,8 +65,10 @@ class NormalEquations:
         z = _cho_solve(self.factor, np.asarray(X @ rb))
         x = rb - np.asarray(XT @ z) / b
         residual = woodbury_residual(X, XT, b, delta, x, r)
+        if residual <= WOODBURY_RESIDUAL_LIMIT:
+            return x
         for _ in range(WOODBURY_REFINEMENTS):
-            if residual <= WOODBURY_RESIDUAL_LIMIT:
+            if residual <= WOODBURY_REFINED_LIMIT:
                 return x
             r_x = r - b * x - np.asarray(XT @ z)          # the two block rows' residuals
             r_z = z / delta - np.asarray(X @ x)
@@ -92,8 +95,18 @@ switched at every limit from 1e-1 to 1e-4 (at 1e-4 earliest: 1344 Newton iterati
 against 1378 at 1e-3 and 1453 at 1e-1), 52 and 76 at 1e-6 and 1e-8, where runs that converge
 anyway begin to pay for the d x d form."""
 WOODBURY_REFINEMENTS = 3
-"""Most refinement steps on the augmented system a failing Woodbury solve takes before it falls
-back on the d x d form (:class:`NormalEquations`). MEASUREMENTS TO COME."""
+"""Most refinement steps on the augmented system a Woodbury solve that failed its check takes
+(:class:`NormalEquations`) before, still above WOODBURY_RESIDUAL_LIMIT, it falls back on the d x d
+form. On the systems of stalled runs one step usually took a residual of 0.1 to 1 down to 1e-9 or
+less, the d x d form's own level there (1e-15 to 1e-7). ``odd_problems.py --woodbury-limits 1e-4
+--refinements 0 1 3 --refined-limits ...`` (``results/woodbury_refinements.csv``) sweeps it on the
+113 runs behind WOODBURY_RESIDUAL_LIMIT."""
+WOODBURY_REFINED_LIMIT = 1e-8
+"""The residual a refined Woodbury solve is taken down to (or WOODBURY_REFINEMENTS steps). A
+refined solve stopped as soon as it passed WOODBURY_RESIDUAL_LIMIT could be too coarse late in a
+run: on the 113 runs of ``results/woodbury_refinements.csv`` (three steps), that target left one
+run uncertified, after it had switched to the d x d form; 1e-6, 1e-8, 1e-10 and 1e-12 left none
+(none switched) in MEASURED steps. The value is two decades below the loosest that certified all."""
 PRIMAL_FORM_MAX_D = 4000
 """Largest d for which a failed Woodbury solve falls back on the d x d form (its matrix then takes
 at most 128 MB, as ``plan.SPARSE_IPM_MAX_DIM`` allows for a sparse X)."""
@@ -104,11 +117,10 @@ few hundredths of a second, at most)."""
 
 def falls_back(n: int, d: int) -> bool:
     """Whether a Woodbury solve (n < d) that its refinement leaves above the limit is repeated in
-    the d x d form: d
-    at most PRIMAL_FORM_MAX_D, and at most PRIMAL_FORM_CHEAP_D or 2 n (there an iteration in the
-    d x d form, n d^2 + d^3 / 3 flops, costs at most about three times one in the Woodbury form,
-    n^2 d + n^3 / 3). Beyond, the refined solve is kept, and a run that stalls is left to the
-    crossover.
+    the d x d form: d at most PRIMAL_FORM_MAX_D, and at most PRIMAL_FORM_CHEAP_D or 2 n (there an
+    iteration in the d x d form, n d^2 + d^3 / 3 flops, costs at most about three times one in the
+    Woodbury form, n^2 d + n^3 / 3). Beyond, the refined solve is kept, and a run that stalls is
+    left to the crossover.
 
     Examples
     --------
