@@ -98,15 +98,19 @@ WOODBURY_REFINEMENTS = 3
 """Most refinement steps on the augmented system a Woodbury solve that failed its check takes
 (:class:`NormalEquations`) before, still above WOODBURY_RESIDUAL_LIMIT, it falls back on the d x d
 form. On the systems of stalled runs one step usually took a residual of 0.1 to 1 down to 1e-9 or
-less, the d x d form's own level there (1e-15 to 1e-7). ``odd_problems.py --woodbury-limits 1e-4
---refinements 0 1 3 --refined-limits ...`` (``results/woodbury_refinements.csv``) sweeps it on the
-113 runs behind WOODBURY_RESIDUAL_LIMIT."""
+less, the d x d form's own level there (1e-15 to 1e-7). ``odd_problems.py --woodbury-limits 0 1e-4
+--refinements 0 1 3 --refined-limits ...`` (``results/woodbury_refinements.csv``: the 113 runs
+behind WOODBURY_RESIDUAL_LIMIT, 17 of them uncertified with the check off): with no step, the 38
+runs that failed a check switched to the d x d form (1343 Newton iterations in all); with one,
+none was uncertified but 3 still switched (1349 iterations); with three and a target of 1e-6 or
+below, none switched (1345 iterations at 1e-8)."""
 WOODBURY_REFINED_LIMIT = 1e-8
 """The residual a refined Woodbury solve is taken down to (or WOODBURY_REFINEMENTS steps). A
 refined solve stopped as soon as it passed WOODBURY_RESIDUAL_LIMIT could be too coarse late in a
 run: on the 113 runs of ``results/woodbury_refinements.csv`` (three steps), that target left one
-run uncertified, after it had switched to the d x d form; 1e-6, 1e-8, 1e-10 and 1e-12 left none
-(none switched) in MEASURED steps. The value is two decades below the loosest that certified all."""
+run uncertified after it had switched to the d x d form (and one case of ``odd_problems.py``,
+293); targets of 1e-6, 1e-8, 1e-10 and 1e-12 left none and switched none, in 228, 274, 394 and
+507 refinement steps in all. The value is two decades below the loosest that certified all."""
 PRIMAL_FORM_MAX_D = 4000
 """Largest d for which a failed Woodbury solve falls back on the d x d form (its matrix then takes
 at most 128 MB, as ``plan.SPARSE_IPM_MAX_DIM`` allows for a sparse X)."""
@@ -178,8 +182,8 @@ d n^2, about 10% of the entries nonzero when spread evenly) the matrix is summed
 blocks of X's columns by dsyrk instead of scipy's sparse product X diag(1/b) X^T, which is slower
 per pair than the compiled loop of the d x d form. ``benchmarks/sparse_gram.py --woodbury``
 (``results/sparse_gram_woodbury.csv``, shapes 500 x 5000, 200 x 20000 and 1500 x 2000): at a
-share of 0.01 the blocks were faster in every shape (1.2 to 2.1 times), at 0.0026 in one of three,
-at 0.04 3.1 to 4.1 times, and a dense matrix in CSR 8.9 to 40 times."""
+share of 0.01 the blocks were faster in every shape (1.17 to 2.1 times), at 0.0026 in one of three,
+at 0.04 2.9 to 4.1 times, and a dense matrix in CSR 9.0 to 38 times."""
 
 
 def weighted_gram(X, delta):
