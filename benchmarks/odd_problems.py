@@ -35,7 +35,7 @@ writes one row per limit (``results/woodbury_limit.csv``, before the refinement 
 ``--medium`` draws the cases at medium sizes instead (:func:`medium_problem`: n up to 3162, d up
 to 630) and leaves Clarabel out (its columns NaN; the other checks stand); with ``--solvers auto``
 it is the run ``results/odd_problems_medium.csv``. ``--wide`` draws them with more features than
-samples (:func:`wide_problem`: n from 20 to 631, d from 2.5 n to 20 n, at most WIDE_MAX_D),
+samples (:func:`wide_problem`: n from 19 to 630, d from 2.5 n to 20 n, at most WIDE_MAX_D),
 again without Clarabel; with ``--solvers auto interior-point`` it is the run
 ``results/odd_problems_wide.csv``.
 
@@ -63,6 +63,8 @@ KINDS = ("gauss", "tiny", "binary", "scaled", "dups", "zerocols", "zerorows", "i
 FORMATS = ("dense", "csr", "f32", "fortran")
 SOLVERS = ("auto", "interior-point", "dual-coordinate")
 WIDE_MAX_D = 6000
+"""The most features of a ``--wide`` case: beyond the d x d form's limit (``PRIMAL_FORM_MAX_D``),
+small enough that 1000 cases run in a few minutes."""
 TOL = 1e-6
 STALLED = (134, 504, 604, 465, 689, 13, 23, 83, 283, 293, 533, 593, 613, 773, 923, 933, 993)
 """The 17 cases of seed 0 on which the interior-point method (and so ``auto``) did not certify
@@ -97,10 +99,10 @@ def medium_problem(seed: int, case: int):
 
 
 def wide_problem(seed: int, case: int):
-    """Case ``case`` of ``--wide``: more features than samples, n log-uniform in [20, 631] and d
-    log-uniform in [2.5 n, 20 n] (at most WIDE_MAX_D), then the kinds' entries, labels, signs, lam,
-    weights and format drawn as :func:`odd_problem` draws them, from the stream
-    ``instance_rng(seed, "odd-wide", kind, case)``."""
+    """Case ``case`` of ``--wide``: more features than samples, n = int(10^U(1.3, 2.8)) (19 to
+    630) and d = int(n 10^U(0.4, 1.3)) (2.5 n to 20 n, at most WIDE_MAX_D), then the kinds'
+    entries, labels, signs, lam, weights and format drawn as :func:`odd_problem` draws them, from
+    the stream ``instance_rng(seed, "odd-wide", kind, case)``."""
     from svmcert.instance_streams import instance_rng
 
     kind = KINDS[case % len(KINDS)]
