@@ -16,7 +16,8 @@ from ._signed_rows import dense_block
 
 __all__ = ["NormalEquations", "weighted_gram", "sparse_weighted_gram", "woodbury_residual", "GRAM_BLOCK_ENTRIES",
            "WOODBURY_RESIDUAL_LIMIT", "WOODBURY_REFINEMENTS", "WOODBURY_REFINED_LIMIT", "PRIMAL_FORM_MAX_D",
-           "PRIMAL_FORM_CHEAP_D", "falls_back", "SPARSE_GRAM_DENSE_FROM", "WOODBURY_GRAM_DENSE_FROM", "gram_from_dense_blocks"]
+           "PRIMAL_FORM_CHEAP_D", "falls_back", "SPARSE_GRAM_DENSE_FROM", "WOODBURY_GRAM_DENSE_FROM",
+           "gram_from_dense_blocks"]
 
 
 class NormalEquations:
