@@ -404,7 +404,10 @@ def test_wide_odd_problems_are_keyed_and_a_refined_run_certifies(monkeypatch):
     assert np.array_equal(Xe, again[6]) and lam == again[3] and 2.5 * n <= d <= odd.WIDE_MAX_D
     (row,) = odd.check_case(0, 383, ("interior-point",), wide=True)
     assert row["check"] == "ok" and row["converged"] and 0.0 <= row["rel_gap"] <= 1e-6
-    assert row["woodbury_refined"] != "" and np.isnan(row["clarabel_excess"])     # no Clarabel for wide cases
+    assert row["woodbury_refined"] != "" and np.isnan(row["clarabel_excess"])     # 230k entries: no Clarabel
+    (small,) = odd.check_case(0, 103, ("auto",), wide=True)          # 30 x 88, scales over ten decades
+    assert small["check"] == "ok" and small["converged"] and small["clarabel_seconds"] > 0
+    assert small["dual_excess"] <= 1e-7 and np.isfinite(small["clarabel_excess"])
     # checked, not refined, as before: the run warned on one BLAS thread
     # (results/odd_problems_wide_before.csv); an unrefined run's fate depends on rounding, but
     # its row must pass the checks either way
