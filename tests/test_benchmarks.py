@@ -440,3 +440,17 @@ def test_odd_problems_table_counts_certified_warned_and_failed_rows():
     assert totals["dual_coordinate_certified"] == 0 and totals["dual_coordinate_warned"] == 3
     scaled = table.set_index("kind").loc["scaled"]
     assert scaled["interior_point_certified_before"] == 0 and scaled["interior_point_certified"] == 1
+
+
+def test_refinement_sweep_summary_picks_the_compared_configurations():
+    _benchmarks_on_path()
+    from peers import report
+
+    rows = [dict(limit=0.0, refinements=0, refined_limit=1e-8, not_certified=17),
+            dict(limit=1e-4, refinements=0, refined_limit=1e-8, not_certified=0),
+            dict(limit=1e-4, refinements=3, refined_limit=1e-4, not_certified=1),
+            dict(limit=1e-4, refinements=3, refined_limit=1e-8, not_certified=0),
+            dict(limit=1e-4, refinements=1, refined_limit=1e-8, not_certified=5)]
+    s = report.refinement_sweep_summary(pd.DataFrame(rows), 3, 1e-8)
+    assert [s[k]["not_certified"] for k in ("off", "fallback", "coarse", "refined")] == [17, 0, 1, 0]
+    assert s["refined"]["refinements"] == 3 and s["coarse"]["refined_limit"] == 1e-4

@@ -340,3 +340,69 @@ def odd_problems_table(after, before=None):
                 out[col] = row.get(col)
         shown.append(out)
     return pd.DataFrame(shown), totals
+
+
+def wide_problems_summary(after, before) -> dict:
+    """The numbers the peers page states about ``odd_problems.py --wide``: ``after`` and ``before``
+    its result files (solvers ``auto`` and ``interior-point``). Shapes; ``auto``'s uncertified
+    cases before, by kind; the interior-point method's refined runs and steps, its switches to the
+    d x d form and its crossovers, before and after; ``auto``'s seconds in all, on CSR input and
+    for the slowest case; and on the cases Clarabel also solved, their count, both sides' seconds,
+    the cases where Clarabel was faster, the largest relative excess of our dual value over
+    Clarabel's optimum, and the rows whose check found it above Clarabel's accuracy.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(case=c, kind=k, n=10, d=40, fmt=f, solver=s, converged=ok, seconds=t,
+    ...              woodbury_refined=ref, woodbury_until=None, crossover=None, clarabel_seconds=cl,
+    ...              dual_excess=-1e-9, check="ok")
+    ...         for c, k, f, ok, t, ref, cl in ((0, "scaled", "csr", True, 0.5, 2.0, 1.0),
+    ...                                         (1, "dups", "dense", True, 0.25, None, None))
+    ...         for s in ("auto", "interior-point")]
+    >>> after = pd.DataFrame(rows)
+    >>> before = after.assign(converged=[False, False, True, True], woodbury_refined=None)
+    >>> s = wide_problems_summary(after, before)
+    >>> s["short_before"], s["refined_runs"], s["refined_steps"], s["seconds"], s["csr_seconds"]
+    ({'scaled': 1}, 1, 2, 0.75, 0.5)
+    >>> s["clarabel_cases"], s["clarabel_slower"], s["dual_over"], s["ratio_max"]
+    (1, 0, 0, 4.0)
+    """
+    def part(df, solver):
+        return df[df["solver"] == solver]
+
+    auto, auto_before = part(after, "auto"), part(before, "auto")
+    ipm, ipm_before = part(after, "interior-point"), part(before, "interior-point")
+    short = auto_before[~auto_before["converged"].astype(bool)]
+    out = {"n_min": int(after["n"].min()), "n_max": int(after["n"].max()), "d_max": int(after["d"].max()),
+           "ratio_max": float((after["d"] / after["n"]).max()),
+           "short_before": {str(k): int(v) for k, v in short["kind"].value_counts(sort=False).items()},
+           "refined_runs": int((ipm["woodbury_refined"].fillna(0) > 0).sum()),
+           "refined_steps": int(ipm["woodbury_refined"].fillna(0).sum())}
+    for key, ipm_df, auto_df in (("", ipm, auto), ("_before", ipm_before, auto_before)):
+        out[f"switched{key}"] = int(ipm_df["woodbury_until"].notna().sum())
+        out[f"crossover{key}"] = int(ipm_df["crossover"].notna().sum())
+        out[f"seconds{key}"] = float(auto_df["seconds"].sum())
+        out[f"slowest{key}"] = float(auto_df["seconds"].max())
+        out[f"csr_seconds{key}"] = float(auto_df.loc[auto_df["fmt"] == "csr", "seconds"].sum())
+    ref = auto[auto["clarabel_seconds"].notna()]
+    out.update(clarabel_cases=len(ref), clarabel_ours_seconds=float(ref["seconds"].sum()),
+               clarabel_seconds=float(ref["clarabel_seconds"].sum()),
+               clarabel_slower=int((ref["clarabel_seconds"] < ref["seconds"]).sum()),
+               dual_excess_max=float(ref["dual_excess"].max()) if len(ref) else float("nan"),
+               dual_over=int(ref["check"].str.contains("dual above Clarabel").sum()))
+    return out
+
+
+def refinement_sweep_summary(sweep, steps: int, target: float, limit: float = 1e-4) -> dict:
+    """Rows of ``odd_problems.py --woodbury-limits ... --refinements ... --refined-limits ...``
+    (``results/woodbury_refinements.csv``) the peers page compares, each as a dict: ``off`` (the
+    check off), ``fallback`` (checked at ``limit``, no refinement: the d x d form), ``coarse``
+    (``steps`` refinement steps stopped at ``limit`` itself) and ``refined`` (``steps`` steps down
+    to ``target``, the library's setting)."""
+    checked = sweep[sweep["limit"] == limit]
+    with_steps = checked[checked["refinements"] == steps]
+    pick = {"off": sweep[sweep["limit"] == 0], "fallback": checked[checked["refinements"] == 0],
+            "coarse": with_steps[np.isclose(with_steps["refined_limit"], limit)],
+            "refined": with_steps[np.isclose(with_steps["refined_limit"], target)]}
+    return {key: rows.iloc[0].to_dict() for key, rows in pick.items()}
