@@ -454,3 +454,16 @@ def test_refinement_sweep_summary_picks_the_compared_configurations():
     s = report.refinement_sweep_summary(pd.DataFrame(rows), 3, 1e-8)
     assert [s[k]["not_certified"] for k in ("off", "fallback", "coarse", "refined")] == [17, 0, 1, 0]
     assert s["refined"]["refinements"] == 3 and s["coarse"]["refined_limit"] == 1e-4
+
+
+def test_report_docstring_examples_run():
+    # the benchmark scripts' report helpers sit outside the library's doctest list; their
+    # Examples (choice_summary, wide_problems_summary, ...) are run here
+    import doctest
+
+    _benchmarks_on_path()
+    from peers import common, report
+
+    for module in (report, common):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and (module is common or result.attempted > 0)
