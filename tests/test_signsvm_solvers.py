@@ -80,6 +80,23 @@ def test_solvers_warn_when_they_stop_early():
     assert not res.converged
 
 
+@pytest.mark.parametrize("solver", ["auto", "interior-point", "dual-coordinate", "frank-wolfe"])
+def test_an_overflowed_certificate_is_never_converged(solver):
+    """At lam = 1e-300, Z^T alpha / (lam n) overflows: the certificate's P and D are infinite or NaN.
+    inf <= tol * inf holds, so a relative-gap test on such numbers alone would call the run
+    converged (``auto`` and the interior-point method did, with P = gap = inf)."""
+    X, y, sign, _ = _problem(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cap = {"max_epochs": 50} if solver == "dual-coordinate" else {"max_iter": 50}
+        res = signsvm.solve(X, y, 1e-300, sign, solver=solver, **cap)
+    assert not res.converged
+    assert any(issubclass(w.category, signsvm.ConvergenceWarning) for w in caught)
+    cert = signsvm.result.Certificate(np.zeros(1), np.zeros(1), np.inf, 0.5)
+    assert not cert.relative_gap_below(1e-6)
+    assert signsvm.result.Certificate(np.zeros(1), np.zeros(1), 1.0, 1.0 - 1e-7).relative_gap_below(1e-6)
+
+
 @pytest.mark.parametrize("kw, word", [(dict(solver="newton"), "solver"), (dict(tol=0.0), "tol"),
                                       (dict(max_epochs=0), "max_epochs")])
 def test_solve_rejects_bad_options(kw, word):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,7 +61,11 @@ class Certificate:
         return self.primal - self.dual
 
     def relative_gap_below(self, tol: float) -> bool:
-        """(P - D) / P <= tol (guarded for P = 0, where only a zero gap passes)."""
+        """(P - D) / P <= tol (guarded for P = 0, where only a zero gap passes). An overflowed
+        certificate (P or D infinite or NaN, as with a lambda so small that Z^T alpha / (lam n)
+        overflows) never passes: inf <= tol * inf would."""
+        if not (math.isfinite(self.primal) and math.isfinite(self.dual)):
+            return False
         return self.gap <= tol * max(self.primal, np.finfo(float).tiny)
 
 
