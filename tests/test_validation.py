@@ -425,3 +425,33 @@ def test_the_seed_of_coordinate_ascent_must_be_an_integer(bad, call):
     with pytest.raises(ValueError, match="seed: expected an integer >= 0"):
         fn(X0, Y0, 0.1, SIGN0, seed=bad, **kwargs)
     assert fn(X0, Y0, 0.1, SIGN0, seed=np.int64(3), **kwargs).converged
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "fortran", "strided"])
+def test_a_design_matrix_whose_squares_overflow_is_rejected(layout):
+    """Entries near 1e200 are finite, but their squares are not: the interior-point method's
+    compiled iteration divided by zero on them. The door now rejects them and says how to rescale."""
+    import scipy.sparse as sp
+
+    big = np.repeat(X0, 2, axis=1) * 1e200
+    X = {"dense": big[:, :D], "csr": sp.csr_matrix(big[:, :D]), "fortran": np.asfortranarray(big[:, :D]),
+         "strided": big[:, ::2]}[layout]
+    with pytest.raises(ValueError, match=r"^X: expected entries whose squares sum to a finite"):
+        signsvm.solve(X, Y0, 0.5, SIGN0)
+
+
+def test_the_rescaling_advice_gives_the_same_problem():
+    """The message's advice: X / c with lam / c**2 is the same problem, with w multiplied by c (the
+    penalty lam / c**2 ||c w||^2 / 2 equals lam ||w||^2 / 2, and the margins (X / c)(c w) = X w)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    sign = np.array([1.0, -1.0, 0.0, 1.0, 0.0])
+    c = 1e3
+    a = signsvm.solve(X, y, 0.05, sign, tol=1e-10)
+    b = signsvm.solve(X / c, y, 0.05 / c**2, sign, tol=1e-10)
+    assert a.converged and b.converged
+    # both certified to a relative gap of 1e-10; the objective is strongly convex with modulus lam,
+    # so ||w - w*|| <= sqrt(2 gap / lam), about 5e-5 here (and c times that for c w): within 1e-3 ||w||
+    np.testing.assert_allclose(b.w, c * a.w, atol=1e-3 * c * np.linalg.norm(a.w))
+    assert abs(b.primal - a.primal) <= 1e-9 * a.primal

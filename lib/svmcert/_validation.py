@@ -64,7 +64,7 @@ def check_real(value, name: str) -> float:
     return float(value)
 
 
-def _as_float_array(value, name: str) -> np.ndarray:
+def _as_float_array(value, name: str, squares: bool = False) -> np.ndarray:
     reject_sparse(value, name)
     try:
         arr = np.asarray(value)
@@ -79,15 +79,31 @@ def _as_float_array(value, name: str) -> np.ndarray:
     arr = arr.astype(np.float64, copy=False)
     # A finite sum proves every entry finite (NaN and inf propagate) without an n*d temporary;
     # only when the sum is not finite (bad entries, or overflow of huge finite ones) look closer.
-    if not np.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
-        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
+    # With ``squares`` the sum is of the squared entries, which also proves that the products the
+    # solvers form (row norms, Gram matrices) do not overflow at the outset.
+    if not np.isfinite(_sum_of_squares(arr) if squares else arr.sum()):
+        if not np.all(np.isfinite(arr)):
+            bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+            raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
+        if squares:
+            raise ValueError(f"{name}: expected entries whose squares sum to a finite float64 number; the largest "
+                             f"|entry| is {np.abs(arr).max():.3g} and the sum overflows (divide {name} by a constant c "
+                             f"and lam by c**2: the same problem, with w multiplied by c)")
     return arr
 
 
-def check_matrix(X, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a finite float64 matrix of shape (n, d) with n, d >= 1."""
-    arr = _as_float_array(X, name)
+def _sum_of_squares(arr: np.ndarray) -> float:
+    """sum of arr**2, by BLAS where the entries are contiguous (no temporary), else by einsum."""
+    if arr.ndim == 2 and not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        return float(np.einsum("ij,ij->", arr, arr))
+    flat = arr.ravel(order="K")
+    return float(flat @ flat)
+
+
+def check_matrix(X, name: str = "X", squares: bool = False) -> np.ndarray:
+    """Return ``X`` as a finite float64 matrix of shape (n, d) with n, d >= 1 (with ``squares``,
+    one whose squared entries also sum to a finite number: a design matrix the solvers square)."""
+    arr = _as_float_array(X, name, squares)
     if arr.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D array of shape (n_samples, n_features), got {arr.ndim}-D")
     if arr.shape[0] < 1 or arr.shape[1] < 1:
@@ -116,8 +132,9 @@ def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
 
 
 def check_X_y(X, y):
-    """Validate a design matrix (n, d) and matching labels in {-1, +1}."""
-    X = check_matrix(X, "X")
+    """Validate a design matrix (n, d), whose squared entries sum to a finite number, and matching
+    labels in {-1, +1}."""
+    X = check_matrix(X, "X", squares=True)
     y = check_labels(y, X.shape[0], "y")
     return X, y
 

@@ -151,6 +151,10 @@ def _check_sparse_X(X):
     X = canonical_csr(X.astype(np.float64, copy=False))
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X: expected finite values, found NaN or inf")
+    if not np.isfinite(X.data @ X.data):
+        raise ValueError(f"X: expected entries whose squares sum to a finite float64 number; the largest |entry| is "
+                         f"{np.abs(X.data).max():.3g} and the sum overflows (divide X by a constant c and lam by c**2: "
+                         f"the same problem, with w multiplied by c)")
     return X
 
 
