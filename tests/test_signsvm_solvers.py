@@ -151,3 +151,28 @@ def test_sklearn_check_estimator():
     # tol=1e-12 every check passes (tests/test_estimator_api.py).
     assert not_passed == {"check_array_api_input": "skipped",
                           **{name: "xfail" for name in DEFAULT_TOL_EXPECTED_FAILURES}}
+
+
+@pytest.mark.parametrize("data", ["heart", "splice"])
+def test_certificates_resolve_down_to_a_vanishing_lambda_then_warn(data):
+    """solve's Notes: on the LIBSVM sets runs certify down to lam n = 1e-20 and warn, not certify,
+    at 1e-30 (the dual term lam/2 ||Z^T alpha / (lam n)||^2 needs Z^T alpha to cancel to about
+    sqrt(lam) of its terms, beyond float64). Certified runs are checked against objectives written
+    out here: P(w) >= the optimum >= D(alpha), so P - D bounds the error whatever the solver did."""
+    from svmcert import datasets
+    from svmcert.experiments.instances import instance_rng
+
+    X, y = datasets.load_scaled(data)
+    n, d = X.shape
+    for sign in (np.zeros(d), instance_rng(0, "sign", data, "mixed").choice([-1.0, 0.0, 1.0], size=d)):
+        res = signsvm.solve(X, y, 1e-20 / n, sign)
+        assert res.converged
+        lam = 1e-20 / n
+        primal = 0.5 * lam * res.w @ res.w + np.maximum(0.0, 1.0 - y * (X @ res.w)).mean()
+        omega = (X.T @ (y * res.alpha)) / (lam * n)
+        w_alpha = np.where(sign * omega < 0, 0.0, omega)
+        dual = res.alpha.mean() - 0.5 * lam * w_alpha @ w_alpha
+        assert np.all(sign * res.w >= 0) and np.all((res.alpha >= 0) & (res.alpha <= 1))
+        assert primal - dual <= 1e-6 * primal * (1 + 1e-6)
+        with pytest.warns(signsvm.ConvergenceWarning):
+            assert not signsvm.solve(X, y, 1e-30 / n, sign).converged
