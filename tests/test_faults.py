@@ -248,7 +248,10 @@ def test_line_search_where_omega_squared_overflows_but_the_pieces_do_not(scale, 
 def test_line_search_refuses_coefficients_beyond_float64():
     alpha, u = np.full(12, 0.5), np.ones(12)
     with pytest.raises(ValueError, match=r"^X, lam: the dual objective along this line is beyond"):
-        signsvm.line_search(alpha, u, X8 * 1e155, Y8, 0.5, SIGN8)    # lam/2 ||omega||^2 ~ 1e310
+        signsvm.line_search(alpha, u, X8 * 1e100, Y8, 1e-110, SIGN8)   # lam/2 ||omega||^2 ~ 1e310
+    # entries whose squares overflow (X8 * 1e155 was this test's case) are refused at the door
+    with pytest.raises(ValueError, match=r"^X: expected entries whose squares sum to a finite"):
+        signsvm.line_search(alpha, u, X8 * 1e155, Y8, 0.5, SIGN8)
 
 
 # ============================================================================ item 8: the ball and the secular equation
