@@ -24,6 +24,7 @@ __all__ = [
     "check_two_classes",
     "check_gram",
     "check_weights",
+    "squares_overflow",
 ]
 
 
@@ -86,10 +87,15 @@ def _as_float_array(value, name: str, squares: bool = False) -> np.ndarray:
             bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
             raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
         if squares:
-            raise ValueError(f"{name}: expected entries whose squares sum to a finite float64 number; the largest "
-                             f"|entry| is {np.abs(arr).max():.3g} and the sum overflows (divide {name} by a constant c "
-                             f"and lam by c**2: the same problem, with w multiplied by c)")
+            raise squares_overflow(name, float(np.abs(arr).max()))
     return arr
+
+
+def squares_overflow(name: str, largest: float) -> ValueError:
+    """The error for a design matrix whose squared entries sum beyond float64 (dense or sparse)."""
+    return ValueError(f"{name}: expected entries whose squares sum to a finite float64 number; the largest |entry| "
+                      f"is {largest:.3g} and the sum overflows (divide {name} by a constant c and lam by c**2: the "
+                      f"same problem, with w multiplied by c)")
 
 
 def _sum_of_squares(arr: np.ndarray) -> float:

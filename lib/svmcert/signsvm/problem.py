@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y
+from .._validation import (check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y,
+                           squares_overflow)
 
 __all__ = ["SignSVMProblem", "make_problem", "check_data", "check_time_limit", "is_sparse", "canonical_csr", "INDEX_DTYPE"]
 
@@ -152,9 +153,7 @@ def _check_sparse_X(X):
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X: expected finite values, found NaN or inf")
     if not np.isfinite(X.data @ X.data):
-        raise ValueError(f"X: expected entries whose squares sum to a finite float64 number; the largest |entry| is "
-                         f"{np.abs(X.data).max():.3g} and the sum overflows (divide X by a constant c and lam by c**2: "
-                         f"the same problem, with w multiplied by c)")
+        raise squares_overflow("X", float(np.abs(X.data).max()))
     return X
 
 
