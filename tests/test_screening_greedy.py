@@ -156,6 +156,19 @@ def test_a_tolerance_below_rounding_stops_at_a_stall_not_at_max_epochs(selection
     assert P == pytest.approx(res.primal, rel=1e-12) and D == pytest.approx(res.dual, rel=1e-12)
     assert 0.0 <= P - D <= 1e-12 * P
     assert STALL_CERTIFICATES >= 2 and STALL_GAP_ULPS * np.finfo(float).eps < 1e-15
-    # and a reachable tolerance just above the floor is unaffected: it converges
-    ok = fit_weighted_svm(K, y, lam, w, loss, tol=1e-15, selection=selection)
-    assert ok.converged and ok.gap <= 1e-15 * ok.primal
+    # with the hinge loss a tolerance above the computed gap's floor but below the bound on the
+    # margins' rounding (each free sample's residual moves by up to gamma (|K| |w alpha|)_i / lam,
+    # about 1e-13 of P here) is not certified either: the run says so and stops long before
+    # max_epochs. The squared hinge's residuals move only to second order at its optimum (slope
+    # 2 |1 - m - alpha / 2| + 2 mu there), so 1e-15 stays reachable. Above the bound both converge.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tight = fit_weighted_svm(K, y, lam, w, loss, tol=1e-15, selection=selection)
+    messages = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+    if loss == "hinge":
+        assert not tight.converged and tight.n_iter < 1000 and len(messages) == 1
+        assert "rounding" in messages[0]
+    else:
+        assert tight.converged and tight.gap <= 1e-15 * tight.primal and not messages
+    ok = fit_weighted_svm(K, y, lam, w, loss, tol=1e-11, selection=selection)
+    assert ok.converged and ok.gap <= 1e-11 * ok.primal

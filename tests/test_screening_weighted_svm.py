@@ -248,3 +248,33 @@ def test_dual_objective_rejects_alpha_outside_the_domain():
     # the squared hinge's domain is unbounded above
     assert np.isfinite(ws.dual_objective(np.array([5.0, 7.0]), np.eye(2), np.array([1.0, -1.0]), 1.0, np.ones(2),
                                          "squared_hinge"))
+
+
+def test_a_claimed_convergence_holds_in_exact_arithmetic():
+    """The gap is computed from margins rounded in float64, each within gamma (|K| |w alpha|)_i / lam
+    of its exact value. At lam = 1e-11 (n = 20, a linear kernel) the computed gap met tol = 1e-9
+    while the exact one was about 280 times tol P, and the fit claimed convergence. A fit now
+    certifies only with the margins' rounding bound added; here it warns instead. Whatever it
+    claims is checked in exact rational arithmetic (fractions) from alpha alone."""
+    from fractions import Fraction as F
+
+    from svmcert.kernels import linear_kernel
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((20, 1))
+    y = np.where(rng.random(20) < 0.5, 1.0, -1.0)
+    w, lam, tol = np.full(20, 0.05), 1e-11, 1e-9
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit = ws.fit_weighted_svm(linear_kernel(X), y, lam, w, tol=tol)
+    u = [F(a) * F(b) * F(c) for a, b, c in zip(y, w, fit.alpha)]
+    beta = sum(u[i] * F(X[i, 0]) for i in range(20)) / F(lam)
+    half = F(lam) / 2 * beta * beta
+    P = sum(F(w[i]) * max(F(0), 1 - F(y[i]) * F(X[i, 0]) * beta) for i in range(20)) + half
+    D = sum(F(w[i]) * F(fit.alpha[i]) for i in range(20)) - half
+    if fit.converged:
+        assert P - D <= F(tol) * P
+    else:
+        messages = [str(c.message) for c in caught if issubclass(c.category, ConvergenceWarning)]
+        assert len(messages) == 1 and "rounding" in messages[0]
+    assert not fit.converged                    # measured: the exact gap is about 280 tol P

@@ -44,7 +44,7 @@ import numpy as np
 from .._validation import check_positive, check_vector
 from .quadratic_ball import maximize_quadratic_on_ball
 from .weighted_problem import (check_dual_point, check_weighted_problem, fenchel_young_residuals, loss_conjugate,
-                               loss_value, margins_from_dual)
+                               loss_value, margin_rounding, margins_from_dual, residual_slopes, rounding_gamma)
 from .weighted_svm import fit_weighted_svm
 
 __all__ = ["GapQuadratic", "gap_quadratic", "reduced_ball_problem", "max_gap_on_ball", "DRSSSResult",
@@ -195,13 +195,10 @@ def _rounding_allowance(K, y, lam, w_tilde, alpha, S, loss, q, g):
     near-hard-margin problem, whose margins are known to ~1e-16 but are multiplied by the weights)
     they dominate, and then nothing can be proved removable."""
     n = y.shape[0]
-    gamma = (n + 2) * _EPS / (1.0 - (n + 2) * _EPS)
+    gamma = rounding_gamma(n)
+    mu = margin_rounding(K, lam, w_tilde, alpha)
+    L = residual_slopes(alpha, q.margins, mu, loss)
     with np.errstate(over="ignore", invalid="ignore"):
-        mu = gamma * (np.abs(K) @ np.abs(w_tilde * alpha)) / lam
-        if loss == "hinge":
-            L = np.maximum(alpha, 1.0 - alpha)
-        else:
-            L = np.maximum(alpha, 2.0 * (np.abs(1.0 - q.margins - 0.5 * alpha) + mu))
         Lmu = L * mu
         supp = np.flatnonzero(alpha != 0)
         E_A = gamma * S * S * float(np.linalg.norm(q.A[np.ix_(supp, supp)])) if supp.size else 0.0

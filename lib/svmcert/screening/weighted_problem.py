@@ -13,7 +13,7 @@ import numpy as np
 from .._validation import check_gram, check_labels, check_matrix, check_positive, check_vector
 from .._compiled import matvec_compiled
 
-__all__ = ["LOSSES", "check_loss", "check_weighted_problem", "check_dual_point", "dual_domain", "loss_value",
+__all__ = ["LOSSES", "rounding_gamma", "margin_rounding", "residual_slopes", "check_loss", "check_weighted_problem", "check_dual_point", "dual_domain", "loss_value",
            "loss_conjugate", "regularised_intercept", "margins", "margins_from_dual", "objective_parts",
            "parts_from_margins", "fenchel_young_residuals", "primal_objective", "dual_objective", "duality_gap",
            "linear_primal_objective", "linear_dual_objective", "weights_from_dual"]
@@ -108,6 +108,41 @@ def margins_from_dual(alpha, K, y, lam, w):
     else:
         Kv = matvec_compiled(K, v) if K.flags.c_contiguous and K.dtype == np.float64 else K @ v
     return y * Kv / lam
+
+
+def rounding_gamma(n: int) -> float:
+    """Higham's bound gamma_{n+2} = (n + 2) eps / (1 - (n + 2) eps) on the relative rounding of a dot
+    product of length n in any summation order, plus the roundings of w alpha and of the division."""
+    eps = float(np.finfo(float).eps)
+    return (n + 2) * eps / (1.0 - (n + 2) * eps)
+
+
+def margin_rounding(K, lam, w, alpha, rows: int = 512) -> np.ndarray:
+    """mu_i, a bound on the floating-point error of the margins m = y (K (y w alpha)) / lam
+    (:func:`margins_from_dual`): gamma (|K| |w alpha|)_i / lam (:func:`rounding_gamma`), summed over
+    blocks of ``rows`` rows so that |K| is never formed whole."""
+    v = np.abs(w * alpha)
+    out = np.empty(K.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(0, K.shape[0], rows):
+            out[i:i + rows] = np.abs(K[i:i + rows]) @ v
+        return rounding_gamma(K.shape[0]) * out / lam
+
+
+def residual_slopes(alpha, m, mu, loss: str = "hinge", sides: bool = False) -> np.ndarray:
+    """L_i, how far sample i's Fenchel-Young residual (:func:`fenchel_young_residuals`) can move per
+    unit move of its margin within mu_i of m_i: max(alpha_i, 1 - alpha_i) for the hinge loss,
+    max(alpha_i, 2 (|1 - m_i - alpha_i / 2| + mu_i)) for the squared hinge. With ``sides`` the
+    residual's slope on the side of 1 where the whole interval [m_i - mu_i, m_i + mu_i] lies, where
+    it does: 1 - alpha_i below 1 and alpha_i above for the hinge (zero for a sample at the bound
+    its margin asks for), 2 (|1 - m_i - alpha_i / 2| + mu_i) below and alpha_i above for the squared
+    hinge; the maximum of the two where the interval straddles 1."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        below = (1.0 - alpha) if loss == "hinge" else 2.0 * (np.abs(1.0 - m - 0.5 * alpha) + mu)
+        both = np.maximum(alpha, below)
+        if not sides:
+            return both
+        return np.where(m + mu < 1.0, below, np.where(m - mu > 1.0, alpha, both))
 
 
 def objective_parts(alpha, K, y, lam, w, loss):

@@ -27,6 +27,7 @@ An intercept is a regularised constant feature (Remark 3.3): use :func:`regulari
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_
                             greedy_compiled, greedy_numpy, pivoted_cholesky)
 from ._weighted_newton import active_set_newton, free_count, step_flops
 from .weighted_problem import (LOSSES, check_dual_point, check_loss, check_weighted_problem, dual_domain,  # noqa: F401
+                               margin_rounding, residual_slopes,
                                dual_objective, duality_gap, fenchel_young_residuals, linear_dual_objective,
                                linear_primal_objective, loss_conjugate, loss_value, margins, margins_from_dual,
                                objective_parts, parts_from_margins, primal_objective, regularised_intercept,
@@ -257,6 +259,8 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     deadline = Deadline(time_limit, start)
     quad_floor = -100.0 * n * np.finfo(float).eps * max(float(np.max(np.diag(K))), 0.0) / lam
 
+    rounding = {"on_K": False, "bound": 0.0}
+
     def note(m, alpha_now, exact=True):
         _, risk, dual_lin, quad, gap = parts_from_margins(m, alpha_now, y, w, loss)
         if quad < quad_floor * float(w @ alpha_now) ** 2:
@@ -268,7 +272,14 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         if record_history:
             for key, val in zip(("primal", "dual", "gap", "seconds"), (P, D, gap, time.perf_counter() - start)):
                 hist[key].append(val)
-        return P, D, gap, gap <= tol * max(P, np.finfo(float).tiny)
+        done = math.isfinite(P) and math.isfinite(D) and gap <= tol * max(P, np.finfo(float).tiny)
+        if done and exact and rounding["on_K"]:
+            # the gap was computed from rounded margins: it certifies only with their rounding
+            # bound added (sum_i w_i L_i mu_i: each residual moves by at most L_i mu_i)
+            mu = margin_rounding(K, lam, w, alpha_now)
+            rounding["bound"] = float(w @ (residual_slopes(alpha_now, m, mu, loss, sides=True) * mu))
+            done = gap + rounding["bound"] <= tol * max(P, np.finfo(float).tiny)
+        return P, D, gap, done
 
     epoch, t_epoch = 0, 0.0
     G = None
@@ -297,6 +308,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
             epoch += chunk
             v = G.T @ (y * w * alpha) / lam        # O(n r): no drift of the incremental updates
     m = margins_from_dual(alpha, K, y, lam, w)              # phase 2: epochs on K, certified from K
+    rounding["on_K"] = True
     if selection == "greedy":
         greedy = greedy_compiled if engine == "numba" else greedy_numpy
         s_coef, h_coef = gain_coefficients(np.ascontiguousarray(np.diag(K)), w, lam, squared)
@@ -322,9 +334,14 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
             since_best += 1
         return best_exact <= floor and since_best >= STALL_CERTIFICATES
 
+    def beyond_rounding(P, gap):
+        # the margins' rounding bound alone exceeds tol * P (it was last taken where the gap met tol):
+        # no step can certify tol then
+        return gap <= tol * max(P, np.finfo(float).tiny) and rounding["bound"] > tol * max(P, np.finfo(float).tiny)
+
     while True:
         P, D, gap, done = note(m, alpha, exact=fresh)
-        if fresh and not done and at_rounding_floor(P, gap):
+        if fresh and not done and (at_rounding_floor(P, gap) or beyond_rounding(P, gap)):
             stalled = True
             break
         stop = done or epoch >= max_epochs or not deadline.allows(t_epoch)
@@ -332,7 +349,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
             m = margins_from_dual(alpha, K, y, lam, w)      # never certify from incrementally updated margins
             P, D, gap, done = note(m, alpha)
             fresh = True
-            if not done and at_rounding_floor(P, gap):
+            if not done and (at_rounding_floor(P, gap) or beyond_rounding(P, gap)):
                 stalled = True
                 break
             # the fresh margins may withdraw a "done" seen on the incremental ones: then go on
@@ -372,10 +389,16 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
                 newton_work += flops
                 fresh = False
     if not done:
-        reason = ("a stall at the rounding level of the margins (no step improves their gap)" if stalled
-                  else f"max_epochs={max_epochs}" if epoch >= max_epochs else f"time_limit={time_limit} s")
-        warnings.warn(f"fit_weighted_svm: stopped at {reason} with relative gap "
-                      f"{gap / max(P, np.finfo(float).tiny):.3g} > tol={tol:g}", ConvergenceWarning, stacklevel=2)
+        rel = gap / max(P, np.finfo(float).tiny)
+        if stalled and rounding["bound"] > tol * max(P, np.finfo(float).tiny):
+            message = (f"stopped at the rounding of the margins: the relative gap {rel:.3g} is below tol={tol:g}, "
+                       f"but the bound on its rounding error ({rounding['bound'] / max(P, np.finfo(float).tiny):.3g} "
+                       f"of P) is not")
+        else:
+            reason = ("a stall at the rounding level of the margins (no step improves their gap)" if stalled
+                      else f"max_epochs={max_epochs}" if epoch >= max_epochs else f"time_limit={time_limit} s")
+            message = f"stopped at {reason} with relative gap {rel:.3g} > tol={tol:g}"
+        warnings.warn(f"fit_weighted_svm: {message}", ConvergenceWarning, stacklevel=2)
     idle = w <= 0                                  # alpha_i free in the dual: report the value of link (7)
     if idle.any():
         alpha[idle] = (m[idle] < 1.0).astype(float) if not squared else 2.0 * np.maximum(0.0, 1.0 - m[idle])
