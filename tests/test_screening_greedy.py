@@ -156,9 +156,9 @@ def test_a_tolerance_below_rounding_stops_at_a_stall_not_at_max_epochs(selection
     assert P == pytest.approx(res.primal, rel=1e-12) and D == pytest.approx(res.dual, rel=1e-12)
     assert 0.0 <= P - D <= 1e-12 * P
     assert STALL_CERTIFICATES >= 2 and STALL_GAP_ULPS * np.finfo(float).eps < 1e-15
-    # with the hinge loss a tolerance above the computed gap's floor but below the bound on the
-    # margins' rounding (each free sample's residual moves by up to gamma (|K| |w alpha|)_i / lam,
-    # about 1e-13 of P here) is not certified either: the run says so and stops long before
+    # with the hinge loss a tolerance above the computed gap's floor but below the margins'
+    # rounding (each free sample's residual moves by up to about sqrt(n) eps (|K| |w alpha|)_i / lam,
+    # about 1e-14 of P here) is not certified either: the run says so and stops long before
     # max_epochs. The squared hinge's residuals move only to second order at its optimum (slope
     # 2 |1 - m - alpha / 2| + 2 mu there), so 1e-15 stays reachable. Above the bound both converge.
     with warnings.catch_warnings(record=True) as caught:

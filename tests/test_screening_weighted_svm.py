@@ -251,11 +251,11 @@ def test_dual_objective_rejects_alpha_outside_the_domain():
 
 
 def test_a_claimed_convergence_holds_in_exact_arithmetic():
-    """The gap is computed from margins rounded in float64, each within gamma (|K| |w alpha|)_i / lam
-    of its exact value. At lam = 1e-11 (n = 20, a linear kernel) the computed gap met tol = 1e-9
-    while the exact one was about 280 times tol P, and the fit claimed convergence. A fit now
-    certifies only with the margins' rounding bound added; here it warns instead. Whatever it
-    claims is checked in exact rational arithmetic (fractions) from alpha alone."""
+    """The gap is computed from margins rounded in float64, each wrong by up to about
+    sqrt(n) eps (|K| |w alpha|)_i / lam. At lam = 1e-11 (n = 20, a linear kernel) the computed gap
+    met tol = 1e-9 while the exact one was about 280 times tol P, and the fit claimed convergence.
+    A fit now certifies only with that rounding added to its gap; here it warns instead. Whatever
+    it claims is checked in exact rational arithmetic (fractions) from alpha alone."""
     from fractions import Fraction as F
 
     from svmcert.kernels import linear_kernel

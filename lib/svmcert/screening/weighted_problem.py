@@ -13,10 +13,11 @@ import numpy as np
 from .._validation import check_gram, check_labels, check_matrix, check_positive, check_vector
 from .._compiled import matvec_compiled
 
-__all__ = ["LOSSES", "rounding_gamma", "margin_rounding", "residual_slopes", "check_loss", "check_weighted_problem", "check_dual_point", "dual_domain", "loss_value",
-           "loss_conjugate", "regularised_intercept", "margins", "margins_from_dual", "objective_parts",
-           "parts_from_margins", "fenchel_young_residuals", "primal_objective", "dual_objective", "duality_gap",
-           "linear_primal_objective", "linear_dual_objective", "weights_from_dual"]
+__all__ = ["LOSSES", "rounding_gamma", "probable_rounding_gamma", "margin_rounding", "residual_slopes", "check_loss",
+           "check_weighted_problem", "check_dual_point", "dual_domain", "loss_value", "loss_conjugate",
+           "regularised_intercept", "margins", "margins_from_dual", "objective_parts", "parts_from_margins",
+           "fenchel_young_residuals", "primal_objective", "dual_objective", "duality_gap", "linear_primal_objective",
+           "linear_dual_objective", "weights_from_dual"]
 
 
 LOSSES = ("hinge", "squared_hinge")
@@ -117,16 +118,26 @@ def rounding_gamma(n: int) -> float:
     return (n + 2) * eps / (1.0 - (n + 2) * eps)
 
 
-def margin_rounding(K, lam, w, alpha, rows: int = 512) -> np.ndarray:
+def probable_rounding_gamma(n: int) -> float:
+    """sqrt(n + 2) eps: the probabilistic counterpart of :func:`rounding_gamma` (Higham and Mary,
+    2019: with rounding errors that are independent and of mean zero, a sum of n terms is wrong
+    by a multiple of sqrt(n) eps with high probability; the worst case n eps takes errors that
+    all fall one way)."""
+    return float(np.sqrt(n + 2.0)) * float(np.finfo(float).eps)
+
+
+def margin_rounding(K, lam, w, alpha, rows: int = 512, gamma: float | None = None) -> np.ndarray:
     """mu_i, a bound on the floating-point error of the margins m = y (K (y w alpha)) / lam
-    (:func:`margins_from_dual`): gamma (|K| |w alpha|)_i / lam (:func:`rounding_gamma`), summed over
-    blocks of ``rows`` rows so that |K| is never formed whole."""
+    (:func:`margins_from_dual`): gamma (|K| |w alpha|)_i / lam, gamma :func:`rounding_gamma` (the
+    worst case) unless given, summed over blocks of ``rows`` rows so that |K| is never formed
+    whole."""
     v = np.abs(w * alpha)
     out = np.empty(K.shape[0])
+    gamma = rounding_gamma(K.shape[0]) if gamma is None else gamma
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(0, K.shape[0], rows):
             out[i:i + rows] = np.abs(K[i:i + rows]) @ v
-        return rounding_gamma(K.shape[0]) * out / lam
+        return gamma * out / lam
 
 
 def residual_slopes(alpha, m, mu, loss: str = "hinge", sides: bool = False) -> np.ndarray:

@@ -41,7 +41,7 @@ from ._weighted_dca import (epoch_compiled, epoch_factor_compiled, epoch_factor_
                             greedy_compiled, greedy_numpy, pivoted_cholesky)
 from ._weighted_newton import active_set_newton, free_count, step_flops
 from .weighted_problem import (LOSSES, check_dual_point, check_loss, check_weighted_problem, dual_domain,  # noqa: F401
-                               margin_rounding, residual_slopes,
+                               margin_rounding, probable_rounding_gamma, residual_slopes,
                                dual_objective, duality_gap, fenchel_young_residuals, linear_dual_objective,
                                linear_primal_objective, loss_conjugate, loss_value, margins, margins_from_dual,
                                objective_parts, parts_from_margins, primal_objective, regularised_intercept,
@@ -176,7 +176,11 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         recomputed from K (O(n^2)), which also happens every 16 epochs. The returned numbers
         always come from margins recomputed from K. A tol below what those margins resolve
         (under about 9e-16) ends in a stall: the run stops once its gap has reached that level
-        and stopped shrinking (``STALL_CERTIFICATES``), warns and sets ``converged=False``.
+        and stopped shrinking (``STALL_CERTIFICATES``), warns and sets ``converged=False``. A gap
+        below tol certifies only with the error the margins' rounding may put in it added
+        (sum_i w_i L_i mu_i, mu_i = sqrt(n + 2) eps (|K| |w alpha|)_i / lam, L_i the residual's
+        slope: ``weighted_problem.margin_rounding`` and ``residual_slopes``); where that alone
+        exceeds tol P_w (a tiny lam, or a K of huge entries) the run stops, warns and says so.
     max_epochs : int
         Limit (both phases together); reaching it warns
         (``svmcert.exceptions.ConvergenceWarning``) and sets ``converged=False``; the
@@ -275,8 +279,10 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         done = math.isfinite(P) and math.isfinite(D) and gap <= tol * max(P, np.finfo(float).tiny)
         if done and exact and rounding["on_K"]:
             # the gap was computed from rounded margins: it certifies only with their rounding
-            # bound added (sum_i w_i L_i mu_i: each residual moves by at most L_i mu_i)
-            mu = margin_rounding(K, lam, w, alpha_now)
+            # added (sum_i w_i L_i mu_i: each residual moves by at most L_i mu_i), estimated by the
+            # probabilistic bound sqrt(n + 2) eps (|K| |w alpha|)_i / lam (the worst case, n + 2
+            # times eps, would refuse the relative gaps of 1e-13 that the kernels resolve in practice)
+            mu = margin_rounding(K, lam, w, alpha_now, gamma=probable_rounding_gamma(n))
             rounding["bound"] = float(w @ (residual_slopes(alpha_now, m, mu, loss, sides=True) * mu))
             done = gap + rounding["bound"] <= tol * max(P, np.finfo(float).tiny)
         return P, D, gap, done
@@ -335,7 +341,7 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         return best_exact <= floor and since_best >= STALL_CERTIFICATES
 
     def beyond_rounding(P, gap):
-        # the margins' rounding bound alone exceeds tol * P (it was last taken where the gap met tol):
+        # the margins' rounding estimate alone exceeds tol * P (it was last taken where the gap met tol):
         # no step can certify tol then
         return gap <= tol * max(P, np.finfo(float).tiny) and rounding["bound"] > tol * max(P, np.finfo(float).tiny)
 
@@ -391,9 +397,9 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
     if not done:
         rel = gap / max(P, np.finfo(float).tiny)
         if stalled and rounding["bound"] > tol * max(P, np.finfo(float).tiny):
+            share = rounding["bound"] / max(P, np.finfo(float).tiny)
             message = (f"stopped at the rounding of the margins: the relative gap {rel:.3g} is below tol={tol:g}, "
-                       f"but the bound on its rounding error ({rounding['bound'] / max(P, np.finfo(float).tiny):.3g} "
-                       f"of P) is not")
+                       f"but the error their rounding may put in it ({share:.3g} of P) is not")
         else:
             reason = ("a stall at the rounding level of the margins (no step improves their gap)" if stalled
                       else f"max_epochs={max_epochs}" if epoch >= max_epochs else f"time_limit={time_limit} s")
