@@ -455,3 +455,15 @@ def test_the_rescaling_advice_gives_the_same_problem():
     # so ||w - w*|| <= sqrt(2 gap / lam), about 5e-5 here (and c times that for c w): within 1e-3 ||w||
     np.testing.assert_allclose(b.w, c * a.w, atol=1e-3 * c * np.linalg.norm(a.w))
     assert abs(b.primal - a.primal) <= 1e-9 * a.primal
+
+
+@pytest.mark.parametrize("params, X_scale, name", [(dict(C=1e308), 1.0, "C"), (dict(C=1e-310), 1.0, "C"),
+                                                   ({}, 1e160, "X"),
+                                                   (dict(fit_intercept=True, intercept_scaling=1e200), 1.0,
+                                                    "intercept_scaling")])
+def test_the_estimator_refuses_what_solve_refuses(params, X_scale, name):
+    """C whose lambda = 1 / (C n) over- or underflows, and a design matrix (the intercept's column
+    included) whose squares overflow: the estimator returned inf, NaN or zero coefficients with
+    only a ConvergenceWarning, where solve raises."""
+    with pytest.raises(ValueError, match=rf"(^|\W){name}(\W|$)"):
+        signsvm.SignConstrainedSVC(**params).fit(X0 * X_scale, Y0)

@@ -25,6 +25,7 @@ __all__ = [
     "check_gram",
     "check_weights",
     "squares_overflow",
+    "sum_of_squares",
 ]
 
 
@@ -82,7 +83,7 @@ def _as_float_array(value, name: str, squares: bool = False) -> np.ndarray:
     # only when the sum is not finite (bad entries, or overflow of huge finite ones) look closer.
     # With ``squares`` the sum is of the squared entries, which also proves that the products the
     # solvers form (row norms, Gram matrices) do not overflow at the outset.
-    if not np.isfinite(_sum_of_squares(arr) if squares else arr.sum()):
+    if not np.isfinite(sum_of_squares(arr) if squares else arr.sum()):
         if not np.all(np.isfinite(arr)):
             bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
             raise ValueError(f"{name}: expected finite values, found {bad} NaN or infinite entries")
@@ -98,7 +99,7 @@ def squares_overflow(name: str, largest: float) -> ValueError:
                       f"same problem, with w multiplied by c)")
 
 
-def _sum_of_squares(arr: np.ndarray) -> float:
+def sum_of_squares(arr: np.ndarray) -> float:
     """sum of arr**2, by BLAS where the entries are contiguous (no temporary), else by einsum."""
     if arr.ndim == 2 and not (arr.flags.c_contiguous or arr.flags.f_contiguous):
         return float(np.einsum("ij,ij->", arr, arr))

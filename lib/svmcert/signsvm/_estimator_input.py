@@ -142,4 +142,9 @@ def regularisation(lam, C, n: int) -> float:
     """The paper's lambda: ``lam`` if given, else 1 / (C n) (scikit-learn's C)."""
     if lam is not None:
         return check_positive(lam, "lam")
-    return 1.0 / (check_positive(C, "C") * n)
+    with np.errstate(over="ignore", divide="ignore"):
+        lam = 1.0 / (check_positive(C, "C") * n)
+    if not (np.isfinite(lam) and lam > 0.0):
+        raise ValueError(f"C: expected a value whose lambda = 1 / (C n) is a finite positive float64 (n = {n}), got "
+                         f"C = {C!r} (lambda = {lam!r})")
+    return lam

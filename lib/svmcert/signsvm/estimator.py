@@ -15,7 +15,7 @@ from .._validation import check_positive, check_sign
 from ..exceptions import ConvergenceWarning
 from ._estimator_input import (check_flag, check_label_kind, check_max_iter, check_seed, class_weights,
                                naming_the_argument, problem_weights, regularisation, sample_weights)
-from .problem import SignSVMProblem, canonical_csr, is_sparse
+from .problem import SignSVMProblem, canonical_csr, check_squares, is_sparse
 from .solve import SOLVERS, solve_problem
 
 __all__ = ["SignConstrainedSVC"]
@@ -201,7 +201,8 @@ class SignConstrainedSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         sw = sample_weights(sample_weight, n)
         cw = class_weights(self.class_weight, classes, y, sw)
         self._check_two_weighted_classes(classes, codes, sw, cw)
-        X = self._design(X, fit_intercept)
+        check_squares(X)
+        X = check_squares(self._design(X, fit_intercept), "X, intercept_scaling" if fit_intercept else "X")
         if fit_intercept:
             sign = np.append(sign, 0.0)
 

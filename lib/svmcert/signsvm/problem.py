@@ -23,9 +23,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import (check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y,
-                           squares_overflow)
+                           sum_of_squares, squares_overflow)
 
-__all__ = ["SignSVMProblem", "make_problem", "check_data", "check_time_limit", "is_sparse", "canonical_csr", "INDEX_DTYPE"]
+__all__ = ["SignSVMProblem", "make_problem", "check_data", "check_squares", "check_time_limit", "is_sparse",
+           "canonical_csr", "INDEX_DTYPE"]
 
 INDEX_DTYPE = np.int32
 """The column-index type of the rows coordinate ascent's compiled passes read
@@ -152,8 +153,16 @@ def _check_sparse_X(X):
     X = canonical_csr(X.astype(np.float64, copy=False))
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X: expected finite values, found NaN or inf")
-    if not np.isfinite(X.data @ X.data):
-        raise squares_overflow("X", float(np.abs(X.data).max()))
+    return check_squares(X)
+
+
+def check_squares(X, name: str = "X"):
+    """X (dense or CSR, already finite) whose squared entries sum to a finite number, as the
+    solvers' products need (the check ``check_X_y`` and a sparse X's make at the door); the
+    estimator calls it on the design matrix it builds."""
+    data = X.data if is_sparse(X) else X
+    if not np.isfinite(sum_of_squares(data)):
+        raise squares_overflow(name, float(np.abs(data).max()))
     return X
 
 
