@@ -154,3 +154,23 @@ def test_mnist_gram_cache_roundtrip(tmp_path, monkeypatch):
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}:"):
         call()
+
+
+@pytest.mark.parametrize("scale", [2.0 ** -520, 1e-155, 1e-200, 1e150, 2.0 ** 500])
+def test_rbf_kernel_with_its_default_width_is_scale_invariant(scale):
+    """gamma = 1 / (d Var(X)) makes exp(-gamma ||x - z||^2) invariant under X -> c X. At entries
+    near 1e-155 the squares are subnormal: gamma overflowed and the diagonal came out NaN (inf * 0);
+    near 1e-200 the variance underflowed to 0 and the width fell back to 1 (every entry 1). The
+    distances are now taken in units of a power of two near the largest entry. A power-of-two c
+    gives the unscaled kernel bit for bit; any c within a few roundings of the squared distances."""
+    rng = np.random.default_rng(4)
+    X, Y = rng.standard_normal((9, 3)), rng.standard_normal((4, 3))
+    K, KY = kernels.rbf_kernel(X), kernels.rbf_kernel(X, Y)
+    Ks, KYs = kernels.rbf_kernel(scale * X), kernels.rbf_kernel(scale * X, scale * Y)
+    assert np.all(np.diag(Ks) == 1.0)
+    if np.log2(scale).is_integer():
+        np.testing.assert_array_equal(Ks, K)
+        np.testing.assert_array_equal(KYs, KY)
+    else:
+        np.testing.assert_allclose(Ks, K, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(KYs, KY, rtol=1e-12, atol=1e-15)
