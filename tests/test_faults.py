@@ -649,3 +649,16 @@ def test_check_cli_never_shows_a_traceback(committed):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "Traceback" not in out.stderr + out.stdout
     assert "DRIFT data/claims/c.json" in out.stdout and "not valid JSON" in out.stdout
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_maximize_quadratic_on_a_ball_with_a_vanishing_linear_term(d):
+    # b = 1e-46 against A = 0.1 I: the poles' weighted mean rounded an ulp above the top pole, the
+    # Newton start of the model root fell right of it and a step landed on t = 0 (ZeroDivisionError).
+    # The maximum of w'Aw + 2 b'w over the unit ball is 0.1 + 2e-46 (w along b), which is 0.1 in
+    # float64; the multiplier is 0.1 + 1e-46, and the eigen path ("rightmost") agrees
+    A, b = 0.1 * np.eye(d), np.r_[1e-46, np.zeros(d - 1)]
+    res = screening.maximize_quadratic_on_ball(A, b, np.zeros(d), 1.0)
+    ref = screening.maximize_quadratic_on_ball(A, b, np.zeros(d), 1.0, method="rightmost")
+    assert res.value == pytest.approx(0.1, rel=1e-15) and ref.value == pytest.approx(0.1, rel=1e-15)
+    assert np.linalg.norm(res.w) == pytest.approx(1.0, rel=1e-12)

@@ -377,7 +377,10 @@ def _model_root(poles, weights, S):
         return -math.inf
     p, w = poles[keep].tolist(), weights[keep].tolist()
     top, W = max(p), sum(w)
-    mean = sum(wi * pi for wi, pi in zip(w, p)) / W
+    # a weighted mean of the poles is at most the top one; rounded, it can land an ulp above it, and
+    # when sqrt(W) / S is below that ulp the Jensen bound below then starts Newton right of the
+    # root, from where it stepped onto t = 0 (b = 1e-46 against A = 0.1 divided by zero)
+    mean = min(sum(wi * pi for wi, pi in zip(w, p)) / W, top)
     t_top = sum(wi for wi, pi in zip(w, p) if pi == top)
     # lower bounds on the offset t = nu - top: the top term alone, and Jensen (one node at the mean)
     t = max(math.sqrt(t_top) / S, mean + math.sqrt(W) / S - top)
