@@ -155,3 +155,20 @@ def test_gap_safe_radius_takes_numpy_scalars_and_0d_arrays():
     # the check that rejects strings and booleans (tests/test_faults.py) keeps numpy numbers
     assert gs.gap_safe_radius(np.float32(1.5), np.array(0.5), 1.0) == pytest.approx(np.sqrt(2.0))
     assert gs.gap_safe_radius(np.int64(2), 1, 2.0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("P, D, kappa", [(1.0, 0.0, 1e-310), (1e308, -1e308, 1e300), (5e-324, 0.0, 1e300),
+                                         (1e-300, 0.0, 1e10)])
+def test_gap_safe_radius_stays_in_range_where_the_radius_does(P, D, kappa):
+    """2 (P - D) / kappa overflowed (radius inf for a finite true radius of 1.4e155 or 2e4) or
+    underflowed to 0 (an unsafe zero radius for a positive gap). The reference is the radius in
+    exact arithmetic, sqrt of a Fraction, to double precision."""
+    from fractions import Fraction
+
+    q = 2 * (Fraction(P) - Fraction(D)) / Fraction(kappa)
+    # sqrt of a rational to double precision: scale by a power of four into the normal range
+    k = (q.numerator.bit_length() - q.denominator.bit_length()) // 2
+    ref = math.sqrt(float(q / Fraction(4) ** k)) * 2.0 ** k
+    r = gs.gap_safe_radius(P, D, kappa)
+    assert r > 0.0 and math.isfinite(r)
+    assert r == pytest.approx(ref, rel=1e-14)
