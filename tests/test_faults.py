@@ -314,7 +314,9 @@ def _hard_margin_support(K, y):
     alpha_i < 1 at C = w / lam = 1e3 the soft-margin optimum is the hard-margin one, and so it is
     for every larger C, in particular for weights 1e50 .. 1e200 at lam = 0.5 and every weight
     vector within S = 0.1 of them (the weights then do not matter at all)."""
-    fit = screening.fit_weighted_svm(K, y, 1e-3, np.ones(y.size), tol=1e-13, max_epochs=100000)
+    # tol 1e-10: the rounding the margins may put in the gap (sqrt(n) eps |K| |alpha| / lam) is above
+    # 1e-11 of P at these tiny alphas, so a fit does not certify 1e-13 here; the support is the same
+    fit = screening.fit_weighted_svm(K, y, 1e-3, np.ones(y.size), tol=1e-10, max_epochs=100000)
     assert fit.converged and fit.alpha.max() < 0.5
     return fit.alpha > 0
 
@@ -662,3 +664,21 @@ def test_maximize_quadratic_on_a_ball_with_a_vanishing_linear_term(d):
     ref = screening.maximize_quadratic_on_ball(A, b, np.zeros(d), 1.0, method="rightmost")
     assert res.value == pytest.approx(0.1, rel=1e-15) and ref.value == pytest.approx(0.1, rel=1e-15)
     assert np.linalg.norm(res.w) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_drsss_refuses_a_ball_whose_maximum_overflows():
+    # S = 1e200: the ball's maximum is beyond float64. The module promises a refusal (nothing
+    # removable, a RuntimeWarning); the ball solver's ValueError, naming its own arguments, escaped
+    with pytest.warns(RuntimeWarning, match="refusing to screen"):
+        removable = screening.drsss_screen(np.eye(2), np.array([1.0, -1.0]), 1.0, np.ones(2), 1e200)
+    assert not removable.any()
+
+
+def test_linear_kernel_keeps_entries_near_the_float64_limit():
+    # (K + K^T) / 2 overflowed for 1.2e154^2 = 1.44e308 < 1.8e308; halves first give the same bits elsewhere
+    from svmcert import kernels
+
+    assert kernels.linear_kernel(np.array([[1.2e154]]))[0, 0] == pytest.approx(1.44e308, rel=1e-15)
+    X = np.random.default_rng(2).standard_normal((7, 3))
+    G = X @ X.T
+    np.testing.assert_array_equal(kernels.linear_kernel(X), (G + G.T) / 2)

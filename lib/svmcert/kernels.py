@@ -84,7 +84,8 @@ def linear_kernel(X, Y=None) -> np.ndarray:
     X, Y = _pair(X, Y)
     if Y is None:
         K = X @ X.T
-        return (K + K.T) / 2  # BLAS may round the two triangles differently
+        return 0.5 * K + 0.5 * K.T  # BLAS may round the two triangles differently; halves first so
+        #                             that entries near the float64 limit do not overflow (same bits)
     return X @ Y.T
 
 

@@ -239,7 +239,12 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
         alpha = check_vector(alpha_hat, "alpha_hat", y.shape[0])
         fit_gap = float("nan")
     q = gap_quadratic(K, y, lam, w_tilde, alpha, loss, check_psd=False)
-    g = max_gap_on_ball(q, w_tilde, S, alpha, reduce=reduce)
+    try:
+        g = max_gap_on_ball(q, w_tilde, S, alpha, reduce=reduce)
+    except ValueError as exc:
+        if "float64 range" not in str(exc):
+            raise
+        g = math.inf                # the ball's maximum overflows (a huge S): refuse below, as documented
     at_centre = float(w_tilde @ q.residuals)
     mu, E = _rounding_allowance(K, y, lam, w_tilde, alpha, S, loss, q, g) if math.isfinite(g) else (None, math.inf)
     if not (math.isfinite(g) and g >= at_centre and math.isfinite(E)):
