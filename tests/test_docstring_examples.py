@@ -19,7 +19,8 @@ MODULES = ["svmcert.signsvm.solve", "svmcert.signsvm.plan", "svmcert.signsvm.shr
            "svmcert.screening.gap_safe", "svmcert.screening.quadratic_ball", "svmcert.screening.drsss",
            "svmcert.screening.weighted_problem", "svmcert.screening.secular",
            "svmcert.featelim.qp1", "svmcert.featelim.radius", "svmcert.featelim.elimination",
-           "svmcert.kernels", "svmcert.datasets", "svmcert.reference.lp", "svmcert.reference.signsvm"]
+           "svmcert.kernels", "svmcert._distances", "svmcert.datasets", "svmcert.reference.lp",
+           "svmcert.reference.signsvm"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from ._optional import require
+from ._distances import squared_distances_in_units
 from ._validation import check_matrix, check_positive
 
 __all__ = [
@@ -131,32 +132,12 @@ def rbf_kernel(X, Y=None, gamma=None) -> np.ndarray:
     """
     X, Y = _pair(X, Y)
     gamma = None if gamma is None else check_positive(gamma, "gamma")
-    # the distances are taken on X / s and Z / s, s a power of two near the largest entry: exact
-    # scalings, so every product below is bit for bit what it was unscaled, but entries near
-    # 1e-155 (whose squares are subnormal) or 1e154 (whose squares overflow) keep their digits.
-    # gamma s^2 is then the width in the scaled units (the default, 1 / (d Var(X / s)), exactly).
-    s = _power_of_two_scale(X if Y is None else np.vstack([X, Y]))
-    Xs = X if s == 1.0 else X / s
-    Zs = Xs if Y is None else (Y if s == 1.0 else Y / s)
-    if gamma is None:
-        var = float(Xs.var())
-        gamma_s = 1.0 / (X.shape[1] * var) if var > 0 else s * s      # a constant X: gamma = 1
-    else:
-        with np.errstate(over="ignore", under="ignore"):
-            gamma_s = gamma * s * s
-    sq = np.einsum("ij,ij->i", Xs, Xs)[:, None] + np.einsum("ij,ij->i", Zs, Zs)[None, :] - 2.0 * (Xs @ Zs.T)
-    np.maximum(sq, 0.0, out=sq)
-    if Y is None:
-        sq = (sq + sq.T) / 2
-        np.fill_diagonal(sq, 0.0)
-    with np.errstate(over="ignore", invalid="ignore"):
+    # distances in units of s, a power of two near the largest entry (exact scalings); gamma s^2 is
+    # the width in those units, the default 1 / (d Var(X / s)) exactly (a constant X: gamma = 1)
+    sq, var, s = squared_distances_in_units(X, Y)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        gamma_s = (1.0 / (X.shape[1] * var) if var > 0 else s * s) if gamma is None else gamma * s * s
         return np.exp(-np.where(sq == 0.0, 0.0, gamma_s * sq))      # a zero distance is 1 whatever gamma
-
-
-def _power_of_two_scale(A) -> float:
-    """2^e with 2^e <= max |A| < 2^(e+1) (1 for a zero A): dividing by it is exact."""
-    top = float(np.abs(A).max()) if A.size else 0.0
-    return float(2.0 ** (np.frexp(top)[1] - 1)) if top > 0 else 1.0
 
 
 # --------------------------------------------------------------------------- neural tangent kernel
