@@ -178,9 +178,10 @@ def fit_weighted_svm(K, y, lam, weights, loss: str = "hinge", *, tol: float = 1e
         (under about 9e-16) ends in a stall: the run stops once its gap has reached that level
         and stopped shrinking (``STALL_CERTIFICATES``), warns and sets ``converged=False``. A gap
         below tol certifies only with the error the margins' rounding may put in it added
-        (sum_i w_i L_i mu_i, mu_i = sqrt(n + 2) eps (|K| |w alpha|)_i / lam, L_i the residual's
-        slope: ``weighted_problem.margin_rounding`` and ``residual_slopes``); where that alone
-        exceeds tol P_w (a tiny lam, or a K of huge entries) the run stops, warns and says so.
+        (``sum_i w_i L_i mu_i`` with ``mu_i = sqrt(n + 2) eps (abs(K) abs(w alpha))_i / lam`` and
+        ``L_i`` the residual's slope: ``weighted_problem.margin_rounding`` and
+        ``residual_slopes``); where that alone exceeds tol P_w (a tiny lam, or a K of huge
+        entries) the run stops, warns and says so.
     max_epochs : int
         Limit (both phases together); reaching it warns
         (``svmcert.exceptions.ConvergenceWarning``) and sets ``converged=False``; the

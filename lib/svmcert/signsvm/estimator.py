@@ -201,7 +201,6 @@ class SignConstrainedSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         sw = sample_weights(sample_weight, n)
         cw = class_weights(self.class_weight, classes, y, sw)
         self._check_two_weighted_classes(classes, codes, sw, cw)
-        check_squares(X)
         X = check_squares(self._design(X, fit_intercept), "X, intercept_scaling" if fit_intercept else "X")
         if fit_intercept:
             sign = np.append(sign, 0.0)
