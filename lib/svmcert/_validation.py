@@ -25,6 +25,7 @@ __all__ = [
     "check_gram",
     "check_weights",
     "squares_overflow",
+    "check_squares",
     "sum_of_squares",
 ]
 
@@ -97,6 +98,16 @@ def squares_overflow(name: str, largest: float) -> ValueError:
     return ValueError(f"{name}: expected entries whose squares sum to a finite float64 number; the largest |entry| "
                       f"is {largest:.3g} and the sum overflows (divide {name} by a constant c and lam by c**2: the "
                       f"same problem, with w multiplied by c)")
+
+
+def check_squares(X, name: str = "X"):
+    """``X`` (a finite dense array or scipy.sparse matrix) whose squared entries sum to a finite
+    number, as the solvers' products need: the check a sparse X, and the design matrix the
+    estimator builds, get at the door (a dense X gets it in :func:`check_X_y`)."""
+    data = X.data if _is_sparse(X) else X
+    if not np.isfinite(sum_of_squares(data)):
+        raise squares_overflow(name, float(np.abs(data).max()))
+    return X
 
 
 def sum_of_squares(arr: np.ndarray) -> float:

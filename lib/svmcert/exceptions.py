@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 
-__all__ = ["ConvergenceWarning"]
+__all__ = ["ConvergenceWarning", "Float64RangeError"]
 
 
 class ConvergenceWarning(_SklearnConvergenceWarning):
@@ -20,5 +20,17 @@ class ConvergenceWarning(_SklearnConvergenceWarning):
     >>> import sklearn.exceptions
     >>> from svmcert.exceptions import ConvergenceWarning
     >>> issubclass(ConvergenceWarning, sklearn.exceptions.ConvergenceWarning)
+    True
+    """
+
+
+class Float64RangeError(ValueError):
+    """A result of valid input lies beyond the float64 range (a ValueError naming the arguments):
+    callers that can do without the number, such as a screening rule that then refuses, catch it.
+
+    Examples
+    --------
+    >>> from svmcert.exceptions import Float64RangeError
+    >>> issubclass(Float64RangeError, ValueError)
     True
     """

@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_positive, check_vector
+from ..exceptions import Float64RangeError
 from .quadratic_ball import maximize_quadratic_on_ball
 from .weighted_problem import (check_dual_point, check_weighted_problem, fenchel_young_residuals, loss_conjugate,
                                loss_value, margin_rounding, margins_from_dual, residual_slopes, rounding_gamma)
@@ -241,9 +242,7 @@ def drsss(K, y, lam, w_tilde, S, loss: str = "hinge", alpha_hat=None, reduce: bo
     q = gap_quadratic(K, y, lam, w_tilde, alpha, loss, check_psd=False)
     try:
         g = max_gap_on_ball(q, w_tilde, S, alpha, reduce=reduce)
-    except ValueError as exc:
-        if "float64 range" not in str(exc):
-            raise
+    except Float64RangeError:
         g = math.inf                # the ball's maximum overflows (a huge S): refuse below, as documented
     at_centre = float(w_tilde @ q.residuals)
     mu, E = _rounding_allowance(K, y, lam, w_tilde, alpha, S, loss, q, g) if math.isfinite(g) else (None, math.inf)

@@ -78,14 +78,14 @@ def gap_safe_radius(primal, dual, kappa) -> float:
         if -gap > 1e3 * np.finfo(float).eps * max(abs(P), abs(D), 1.0):
             raise ValueError(f"primal, dual: weak duality requires primal >= dual, got P - D = {gap:.3g}")
         gap = 0.0
-    q = 2.0 * gap / kappa if math.isfinite(gap) else math.inf
+    # where 2 (P - D) / kappa, or P - D itself, over- or underflows, the same radius from square
+    # roots, which stay in range wherever the radius does; ordinary input takes the first form
+    if not math.isfinite(gap):
+        return 2.0 * math.sqrt(0.5 * P - 0.5 * D) / math.sqrt(kappa)
+    q = 2.0 * gap / kappa
     if gap == 0.0 or (math.isfinite(q) and q >= _TINY):
         return math.sqrt(q)
-    # 2 (P - D) / kappa over- or underflows (P - D itself may overflow): the same radius from
-    # square roots and halves, which stay in range wherever the radius itself does
-    half = 0.5 * P - 0.5 * D if not math.isfinite(gap) else gap
-    root = math.sqrt(half) * (2.0 if not math.isfinite(gap) else math.sqrt(2.0))
-    return root / math.sqrt(kappa)
+    return math.sqrt(2.0) * math.sqrt(gap) / math.sqrt(kappa)
 
 
 class MarginInterval(NamedTuple):

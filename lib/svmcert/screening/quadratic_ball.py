@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._gram import spectrum_tolerance
+from ..exceptions import Float64RangeError
 from .ball_newton import newton_on_checked
 from .ball_problem import SYMMETRY_RTOL, BallMaximum, check_ball_problem  # noqa: F401  (re-exported)
 from .secular import (CLUSTER_TOL, NEGLIGIBLE_EXPONENT, SAFE_EXPONENT, binary_exponent, offset_root,  # noqa: F401
@@ -239,7 +240,7 @@ def maximize_quadratic_on_ball(A, b, center, radius, method: str = "auto") -> Ba
         with np.errstate(over="ignore", invalid="ignore"):
             g = np.ldexp(np.ldexp(A, -eA) @ np.ldexp(center, -ec), eA + ec) + b
         if not np.all(np.isfinite(g)):
-            raise ValueError("A, b, center: the gradient A center + b at the centre exceeds the float64 range")
+            raise Float64RangeError("A, b, center: the gradient A center + b at the centre exceeds the float64 range")
     e_S, e_A, e_g = binary_exponent(radius), binary_exponent(float(np.abs(A).max())), binary_exponent(stable_norm(g))
     if all(e is None or abs(e) <= SAFE_EXPONENT for e in (e_S, e_A, e_g)):
         return _maximize_checked(A, b, center, radius, method)
@@ -293,6 +294,6 @@ def _maximize_scaled(A, b, g, center, radius, method, e_S, e_A, e_g):
         w = center + np.ldexp(res.w, e_S)
         nu = float(np.ldexp(res.nu, e_q - 2 * e_S))
     if not (math.isfinite(value) and math.isfinite(nu) and np.all(np.isfinite(w))):
-        raise ValueError(f"A, b, center, radius: the maximum (about 2^{e_q} above f(center) = {f_center:.3g}), "
+        raise Float64RangeError(f"A, b, center, radius: the maximum (about 2^{e_q} above f(center) = {f_center:.3g}), "
                          f"its multiplier or its point exceeds the float64 range (radius = {radius:.3g})")
     return BallMaximum(float(value), w, float(nu))

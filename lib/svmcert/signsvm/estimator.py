@@ -11,11 +11,11 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_positive, check_sign
+from .._validation import check_positive, check_sign, check_squares
 from ..exceptions import ConvergenceWarning
 from ._estimator_input import (check_flag, check_label_kind, check_max_iter, check_seed, class_weights,
                                naming_the_argument, problem_weights, regularisation, sample_weights)
-from .problem import SignSVMProblem, canonical_csr, check_squares, is_sparse
+from .problem import SignSVMProblem, canonical_csr, is_sparse
 from .solve import SOLVERS, solve_problem
 
 __all__ = ["SignConstrainedSVC"]

@@ -22,11 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import (check_labels, check_positive, check_sign, check_two_classes, check_weights, check_X_y,
-                           sum_of_squares, squares_overflow)
+from .._validation import (check_labels, check_positive, check_sign, check_squares, check_two_classes, check_weights,
+                           check_X_y)
 
-__all__ = ["SignSVMProblem", "make_problem", "check_data", "check_squares", "check_time_limit", "is_sparse",
-           "canonical_csr", "INDEX_DTYPE"]
+__all__ = ["SignSVMProblem", "make_problem", "check_data", "check_time_limit", "is_sparse", "canonical_csr", "INDEX_DTYPE"]
 
 INDEX_DTYPE = np.int32
 """The column-index type of the rows coordinate ascent's compiled passes read
@@ -154,16 +153,6 @@ def _check_sparse_X(X):
     if not np.all(np.isfinite(X.data)):
         raise ValueError("X: expected finite values, found NaN or inf")
     return check_squares(X)
-
-
-def check_squares(X, name: str = "X"):
-    """X (dense or CSR, already finite) whose squared entries sum to a finite number, as the
-    solvers' products need (the check ``check_X_y`` and a sparse X's make at the door); the
-    estimator calls it on the design matrix it builds."""
-    data = X.data if is_sparse(X) else X
-    if not np.isfinite(sum_of_squares(data)):
-        raise squares_overflow(name, float(np.abs(data).max()))
-    return X
 
 
 def check_time_limit(time_limit) -> float | None:

@@ -102,10 +102,10 @@ def solve(X, y, lam, sign=None, solver: str = "auto", tol: float = 1e-6, *, time
     -----
     The certificate is computed in float64, and its dual value holds the term
     ``lam/2 ||Pi_S(Z^T alpha / (lam n))||^2``: at a vanishing lambda, ``Z^T alpha`` must cancel to
-    about ``sqrt(lam)`` of its terms' size for the gap to resolve ``tol``. On the LIBSVM sets
-    (features divided by their largest magnitude) runs certify down to lam n = 1e-20 and warn at
-    1e-30 (the tests check both on heart and splice), as does a run on X scaled by a large c (the
-    same problem as ``X / c`` with ``lam / c^2``). X whose squared entries overflow is rejected.
+    about ``sqrt(lam)`` of its terms' size for the gap to resolve ``tol``. Far below the lambdas
+    of practice a run therefore warns instead of certifying (the tests pin where on two LIBSVM
+    sets), and so does a run on X scaled by a large c, the same problem as ``X / c`` with
+    ``lam / c^2``. X whose squared entries overflow is rejected.
 
     Examples
     --------
